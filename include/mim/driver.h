@@ -1,0 +1,40 @@
+/* The compiler driver: what `mim` does for one run (cli.md §3), usable from C.
+ * Fill a MimOptions (mim_options_init sets the defaults) and call mim_run. */
+#ifndef MIM_DRIVER_H
+#define MIM_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MIM_VERSION "0.1"
+#define MIM_MAX_PATHS 64
+
+typedef struct MimOptions {
+    const char *input;                   /* the <file> argument */
+    const char *plugins[MIM_MAX_PATHS];  /* -p, in order */
+    size_t num_plugins;
+    const char *plugin_paths[MIM_MAX_PATHS]; /* -P, in order */
+    size_t num_plugin_paths;
+    int verbose;   /* 0..4 */
+    long opt_level; /* -O, default 2 */
+    const char *out_ast, *out_d, *out_dot, *out_h, *out_ll, *out_md, *out_mim;
+    const char *clang;
+    bool ascii, bootstrap, dot_follow_types, dot_all_annexes, dump_recursive, aggr_lam_spec;
+    int dump_gid;
+    uint64_t scalarize_threshold;
+    const char *argv0; /* to find <exe dir>/../lib/mim */
+} MimOptions;
+
+void mim_options_init(MimOptions *o);
+
+/* Search paths of cli.md §4.1 (the first is ""). Returns the number written;
+ * each entry is heap-allocated, free with mim_search_paths_free. */
+size_t mim_search_paths(const MimOptions *o, char **out, size_t max);
+void mim_search_paths_free(char **paths, size_t n);
+
+/* One whole run: returns the process exit code (0 or 1). Messages go to err. */
+int mim_run(const MimOptions *o, FILE *err);
+
+#endif

@@ -1,0 +1,54 @@
+/* Source locations and diagnostics: every error the library reports carries a
+ * location and is printed as `file:row:col[-row:col]: severity: message`. */
+#ifndef MIM_LOC_H
+#define MIM_LOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* 1-based row and column (columns count Unicode code points). row 0 = unknown. */
+typedef struct MimPos {
+    uint32_t row, col;
+} MimPos;
+
+/* A range from the first to the last character. file NULL = "<unknown file>";
+ * begin.row 0 = no location at all ("<unknown location>"). */
+typedef struct MimLoc {
+    const char *file;
+    MimPos begin, end;
+} MimLoc;
+
+typedef enum MimSeverity { MIM_ERROR, MIM_WARNING, MIM_NOTE } MimSeverity;
+
+typedef struct MimDiagMsg {
+    MimSeverity sev;
+    MimLoc loc;
+    char *text; /* heap-owned by the MimDiag */
+} MimDiagMsg;
+
+/* A collector of messages in production order. */
+typedef struct MimDiag {
+    MimDiagMsg *msgs;
+    size_t len, cap;
+    unsigned num_errors, num_warnings;
+} MimDiag;
+
+void mim_diag_init(MimDiag *d);
+void mim_diag_free(MimDiag *d);
+void mim_diag_clear(MimDiag *d);
+#if defined(__GNUC__)
+#define MIM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MIM_PRINTF(f, a)
+#endif
+void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) MIM_PRINTF(4, 5);
+/* Append all messages of src to dst (src is left unchanged). */
+void mim_diag_append(MimDiag *dst, const MimDiag *src);
+/* Print `loc: severity: text` lines; colors only if `color`. */
+void mim_diag_print(const MimDiag *d, FILE *out, bool color);
+void mim_loc_print(MimLoc loc, FILE *out);
+/* Location spanning from a's begin to b's end. */
+MimLoc mim_loc_span(MimLoc a, MimLoc b);
+
+#endif

@@ -1,0 +1,312 @@
+/* `mim`: the command-line front of the driver. Parses the options of cli.md §1,
+ * handles --help/--version/--list-search-paths, then runs the compiler on a
+ * thread with a large stack (the IR is a graph whose depth grows with the
+ * program, and the printer, checker and rewriter walk it recursively). */
+#include "mim/driver.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { ARG_NONE, ARG_VALUE } ArgKind;
+
+typedef struct OptSpec {
+    const char *shorts[2]; /* without '-' */
+    const char *longname;  /* without "--" */
+    const char *hint;      /* value hint, NULL for flags */
+    const char *help;
+    int id;
+} OptSpec;
+
+enum {
+    O_HELP, O_VERSION, O_LIST, O_CLANG, O_PLUGIN, O_PLUGIN_PATH, O_VERBOSE, O_OPT, O_AST, O_D,
+    O_DOT, O_H, O_LL, O_MD, O_MIM, O_ASCII, O_BOOTSTRAP, O_DOT_TYPES, O_DOT_ANNEXES, O_DUMP_GID,
+    O_DUMP_REC, O_AGGR, O_SCALARIZE
+};
+
+/* In the order of the help text (cli.md §8). */
+static const OptSpec specs[] = {
+    {{"?", "h"}, "help", NULL, "display usage information and exit", O_HELP},
+    {{"v"}, "version", NULL, "display version info and exit", O_VERSION},
+    {{"l"}, "list-search-paths", NULL, "list search paths in order and exit", O_LIST},
+    {{"c"}, "clang", "clang", "path to clang executable (accepted, unused)", O_CLANG},
+    {{"p"}, "plugin", "plugin", "dynamically load plugin", O_PLUGIN},
+    {{"P"}, "plugin-path", "path", "path to search for plugins", O_PLUGIN_PATH},
+    {{"V"}, "verbose", NULL, "verbose (may be given up to 4 times)", O_VERBOSE},
+    {{"O"}, "optimize", "level", "optimization level (0, 1 or 2; default 2)", O_OPT},
+    {{NULL}, "output-ast", "file", "output AST of the input file", O_AST},
+    {{NULL}, "output-d", "file", "emit dependencies of the --output-h file", O_D},
+    {{NULL}, "output-dot", "file", "emit the program graph in Graphviz DOT", O_DOT},
+    {{NULL}, "output-h", "file", "emit the plugin header (bootstrap mode)", O_H},
+    {{NULL}, "output-ll", "file", "compile the program to LLVM IR", O_LL},
+    {{NULL}, "output-md", "file", "emit the input file as Markdown", O_MD},
+    {{"o"}, "output-mim", "file", "emit the program in Mim syntax", O_MIM},
+    {{"a"}, "ascii", NULL, "use ASCII alternatives in output instead of UTF-8", O_ASCII},
+    {{NULL}, "bootstrap", NULL, "bootstrap a plugin's interface", O_BOOTSTRAP},
+    {{NULL}, "dot-follow-types", NULL, "follow type edges in DOT output", O_DOT_TYPES},
+    {{NULL}, "dot-all-annexes", NULL, "include all registered annexes in DOT output", O_DOT_ANNEXES},
+    {{NULL}, "dump-gid", "level", "print the gid of nodes (1: with operands; 2: all)", O_DUMP_GID},
+    {{NULL}, "dump-recursive", NULL, "dump the program with the flat recursive algorithm", O_DUMP_REC},
+    {{NULL}, "aggr-lam-spec", NULL, "let lambda specialization follow recursive calls", O_AGGR},
+    {{NULL}, "scalarize-threshold", "threshold",
+     "arity from which tuples, packs, sigmas and arrays are not scalarized (default 32)", O_SCALARIZE},
+};
+#define NUM_SPECS (sizeof specs / sizeof specs[0])
+
+static void spellings(const OptSpec *s, char *buf, size_t n, const char *sep, bool with_hint) {
+    buf[0] = '\0';
+    for (int i = 0; i < 2 && s->shorts[i]; ++i) {
+        strncat(buf, "-", n - strlen(buf) - 1);
+        strncat(buf, s->shorts[i], n - strlen(buf) - 1);
+        strncat(buf, sep, n - strlen(buf) - 1);
+    }
+    strncat(buf, "--", n - strlen(buf) - 1);
+    strncat(buf, s->longname, n - strlen(buf) - 1);
+    if (with_hint && s->hint) {
+        strncat(buf, " <", n - strlen(buf) - 1);
+        strncat(buf, s->hint, n - strlen(buf) - 1);
+        strncat(buf, ">", n - strlen(buf) - 1);
+    }
+}
+
+static void print_help(const char *argv0) {
+    char buf[128];
+    printf("USAGE:\n  %s", argv0);
+    size_t col = 2 + strlen(argv0);
+    for (size_t i = 0; i <= NUM_SPECS; ++i) {
+        char item[160];
+        if (i == NUM_SPECS) {
+            strcpy(item, "<file>");
+        } else {
+            spellings(&specs[i], buf, sizeof buf, "|", true);
+            snprintf(item, sizeof item, "[%s]", buf);
+        }
+        if (col + 1 + strlen(item) > 100) {
+            printf("\n   ");
+            col = 3;
+        }
+        printf(" %s", item);
+        col += 1 + strlen(item);
+    }
+    printf("\n\nOPTIONS, ARGUMENTS:\n");
+    for (size_t i = 0; i <= NUM_SPECS; ++i) {
+        const char *help = i == NUM_SPECS ? "input file" : specs[i].help;
+        if (i == NUM_SPECS) strcpy(buf, "<file>");
+        else spellings(&specs[i], buf, sizeof buf, ", ", true);
+        if (strlen(buf) + 2 < 25) printf("  %-23s%s\n", buf, help);
+        else printf("  %s\n%25s%s\n", buf, "", help);
+    }
+    printf("\nUse \"-\" as <file> of an --output-* or -o option to write to stdout.\n");
+}
+
+static const OptSpec *find_long(const char *name, size_t len) {
+    for (size_t i = 0; i < NUM_SPECS; ++i)
+        if (strlen(specs[i].longname) == len && strncmp(specs[i].longname, name, len) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+static const OptSpec *find_short(char c) {
+    for (size_t i = 0; i < NUM_SPECS; ++i)
+        for (int k = 0; k < 2 && specs[i].shorts[k]; ++k)
+            if (specs[i].shorts[k][0] == c) return &specs[i];
+    return NULL;
+}
+
+static bool parse_uint(const char *s, uint64_t *out) {
+    if (!*s) return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || s[0] == '-') return false;
+    *out = v;
+    return true;
+}
+
+/* Applies one option; returns 0 to continue, 1 for an error, 2 to exit 0. */
+static int apply(MimOptions *o, const OptSpec *s, const char *val, const char *spelled) {
+    uint64_t n;
+    switch (s->id) {
+    case O_HELP: print_help(o->argv0); return 2;
+    case O_VERSION: fprintf(stderr, "mim command-line utility version " MIM_VERSION "\n"); return 2;
+    case O_LIST: {
+        char *paths[MIM_MAX_PATHS + 16];
+        size_t np = mim_search_paths(o, paths, sizeof paths / sizeof paths[0]);
+        for (size_t i = 1; i < np; ++i) printf("\"%s\"\n", paths[i]);
+        mim_search_paths_free(paths, np);
+        return 2;
+    }
+    case O_CLANG: o->clang = val; return 0;
+    case O_PLUGIN:
+    case O_PLUGIN_PATH: {
+        const char **list = s->id == O_PLUGIN ? o->plugins : o->plugin_paths;
+        size_t *len = s->id == O_PLUGIN ? &o->num_plugins : &o->num_plugin_paths;
+        if (*len == MIM_MAX_PATHS) {
+            fprintf(stderr, "error: too many %s options\n", spelled);
+            return 1;
+        }
+        list[(*len)++] = val;
+        return 0;
+    }
+    case O_VERBOSE:
+        if (++o->verbose > 4) {
+            fprintf(stderr, "error: option %s given more than 4 times\n", spelled);
+            return 1;
+        }
+        return 0;
+    case O_OPT: {
+        char *end;
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        if (!*val || *end || errno) {
+            fprintf(stderr, "error: invalid value '%s' for option %s\n", val, spelled);
+            return 1;
+        }
+        o->opt_level = v;
+        return 0;
+    }
+    case O_AST: o->out_ast = val; return 0;
+    case O_D: o->out_d = val; return 0;
+    case O_DOT: o->out_dot = val; return 0;
+    case O_H: o->out_h = val; return 0;
+    case O_LL: o->out_ll = val; return 0;
+    case O_MD: o->out_md = val; return 0;
+    case O_MIM: o->out_mim = val; return 0;
+    case O_ASCII: o->ascii = true; return 0;
+    case O_BOOTSTRAP: o->bootstrap = true; return 0;
+    case O_DOT_TYPES: o->dot_follow_types = true; return 0;
+    case O_DOT_ANNEXES: o->dot_all_annexes = true; return 0;
+    case O_DUMP_GID:
+        if (!parse_uint(val, &n) || n > 2) {
+            fprintf(stderr, "error: invalid value '%s' for option %s\n", val, spelled);
+            return 1;
+        }
+        o->dump_gid = (int)n;
+        return 0;
+    case O_DUMP_REC: o->dump_recursive = true; return 0;
+    case O_AGGR: o->aggr_lam_spec = true; return 0;
+    case O_SCALARIZE:
+        if (!parse_uint(val, &n)) {
+            fprintf(stderr, "error: invalid value '%s' for option %s\n", val, spelled);
+            return 1;
+        }
+        o->scalarize_threshold = n;
+        return 0;
+    }
+    return 1;
+}
+
+/* Parses argv into o. Returns 0 to run, 1 on error, 2 to exit successfully.
+ * Informational options (help, version, list) act once all options are read
+ * so that -P given after -l still counts. */
+static int parse_args(MimOptions *o, int argc, char **argv) {
+    const OptSpec *info = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0') {
+            if (a[0] == '-') {
+                fprintf(stderr, "error: unknown option %s\n", a);
+                return 1;
+            }
+            if (o->input) {
+                fprintf(stderr, "error: more than one input file given: '%s' and '%s'\n", o->input, a);
+                return 1;
+            }
+            o->input = a;
+            continue;
+        }
+        if (a[1] == '-') { /* --name[=value] */
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const OptSpec *s = find_long(name, len);
+            if (!s) {
+                fprintf(stderr, "error: unknown option %s\n", a);
+                return 1;
+            }
+            const char *val = NULL;
+            if (s->hint) {
+                if (eq) val = eq + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else {
+                    fprintf(stderr, "error: option --%s requires a value <%s>\n", s->longname, s->hint);
+                    return 1;
+                }
+            } else if (eq) {
+                fprintf(stderr, "error: option --%s takes no value\n", s->longname);
+                return 1;
+            }
+            if (s->id == O_HELP || s->id == O_VERSION || s->id == O_LIST) {
+                if (!info) info = s;
+                continue;
+            }
+            int r = apply(o, s, val, a);
+            if (r) return r;
+            continue;
+        }
+        for (const char *c = a + 1; *c; ++c) { /* -x, -xy (flags), -xVALUE, -x=VALUE, -x VALUE */
+            const OptSpec *s = find_short(*c);
+            char spelled[3] = {'-', *c, '\0'};
+            if (!s) {
+                fprintf(stderr, "error: unknown option %s\n", a);
+                return 1;
+            }
+            const char *val = NULL;
+            if (s->hint) {
+                if (c[1] == '=') val = c + 2;
+                else if (c[1]) val = c + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else {
+                    fprintf(stderr, "error: option %s requires a value <%s>\n", spelled, s->hint);
+                    return 1;
+                }
+            }
+            if (s->id == O_HELP || s->id == O_VERSION || s->id == O_LIST) {
+                if (!info) info = s;
+            } else {
+                int r = apply(o, s, val, spelled);
+                if (r) return r;
+            }
+            if (val) break;
+        }
+    }
+    if (info) return apply(o, info, NULL, NULL);
+    return 0;
+}
+
+typedef struct Job {
+    MimOptions *opts;
+    int result;
+} Job;
+
+static void *run_job(void *p) {
+    Job *job = p;
+    job->result = mim_run(job->opts, stderr);
+    return NULL;
+}
+
+/* Runs the compiler on a thread with a big stack; falls back to this thread. */
+static int run_with_big_stack(MimOptions *o) {
+    Job job = {o, 1};
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, (size_t)1 << 30) == 0 &&
+        pthread_create(&th, &attr, run_job, &job) == 0) {
+        pthread_join(th, NULL);
+        pthread_attr_destroy(&attr);
+        return job.result;
+    }
+    run_job(&job);
+    return job.result;
+}
+
+int main(int argc, char **argv) {
+    MimOptions o;
+    mim_options_init(&o);
+    o.argv0 = argc > 0 ? argv[0] : "mim";
+    int r = parse_args(&o, argc, argv);
+    if (r == 2) return 0;
+    if (r == 1) return 1;
+    return run_with_big_stack(&o);
+}

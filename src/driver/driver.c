@@ -1,0 +1,194 @@
+/* One run of the compiler (cli.md §3): open the outputs, parse the plugins and
+ * the input, bind, emit (build and type-check), optimize, write the outputs.
+ * Every failure is a diagnostic and exit code 1; nothing aborts. */
+#include "mim/driver.h"
+
+#include "fe/emit.h"
+#include "fe/fe.h"
+#include "ir/print.h"
+#include "mim/world.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* An output file named on the command line; "-" is stdout. */
+typedef struct Output {
+    const char *name;
+    FILE *f;
+} Output;
+
+typedef struct Run {
+    const MimOptions *o;
+    FILE *err;
+    Output ast, d, dot, h, ll, md, mim;
+    char *paths[MIM_MAX_PATHS * 2 + 8];
+    size_t num_paths;
+    MimWorld *world;
+    MimDiag diag; /* front-end messages */
+    MimFe *fe;
+} Run;
+
+static bool open_output(Run *r, Output *out, const char *name) {
+    out->name = name;
+    if (!name) return true;
+    if (strcmp(name, "-") == 0) {
+        out->f = stdout;
+        return true;
+    }
+    out->f = fopen(name, "w");
+    if (!out->f) {
+        fprintf(r->err, "error: cannot open output file '%s'\n", name);
+        return false;
+    }
+    return true;
+}
+
+static void close_output(Output *out) {
+    if (out->f && out->f != stdout) fclose(out->f);
+    else if (out->f) fflush(out->f);
+    out->f = NULL;
+}
+
+static bool open_outputs(Run *r) {
+    const MimOptions *o = r->o;
+    return open_output(r, &r->ast, o->out_ast) && open_output(r, &r->d, o->out_d) &&
+           open_output(r, &r->dot, o->out_dot) && open_output(r, &r->h, o->out_h) &&
+           open_output(r, &r->ll, o->out_ll) && open_output(r, &r->md, o->out_md) &&
+           open_output(r, &r->mim, o->out_mim);
+}
+
+static bool color_of(FILE *f) { return isatty(fileno(f)) != 0; }
+
+/* Prints the World's diagnostics (type errors and emission warnings). */
+static void print_world_diag(Run *r) {
+    MimDiag *d = mim_world_diag(r->world);
+    mim_diag_print(d, r->err, color_of(r->err));
+    mim_diag_clear(d);
+}
+
+/* The stem of a path: file name without directory and extension. */
+static MimSym stem(MimWorld *w, const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return mim_world_sym_n(w, base, len);
+}
+
+static bool parse_all(Run *r) {
+    const MimOptions *o = r->o;
+    if (!o->bootstrap) mim_fe_parse_plugin(r->fe, "compile");
+    for (size_t i = 0; i < o->num_plugins; ++i) mim_fe_parse_plugin(r->fe, o->plugins[i]);
+    if (!o->bootstrap && o->opt_level >= 2) mim_fe_parse_plugin(r->fe, "opt");
+    mim_fe_set_md(r->fe, r->md.f);
+    mim_fe_parse_input(r->fe, o->input);
+    bool ok = mim_fe_bind(r->fe);
+    if (!ok || r->diag.num_errors) {
+        mim_diag_print(&r->diag, r->err, color_of(r->err));
+        return false;
+    }
+    if (r->diag.num_warnings) {
+        fprintf(r->err, "%u warning(s) encountered\n", r->diag.num_warnings);
+        mim_diag_print(&r->diag, r->err, color_of(r->err));
+    }
+    return true;
+}
+
+static bool emit_all(Run *r) {
+    for (size_t i = 0, n = mim_fe_num_modules(r->fe); i < n; ++i) {
+        if (!mim_emit_module(r->world, mim_fe_module(r->fe, i)) || mim_world_has_error(r->world)) {
+            print_world_diag(r);
+            return false;
+        }
+    }
+    print_world_diag(r); /* warnings of emission, without the count line */
+    return true;
+}
+
+/* --output-d: `<h file>: "<import>" \⏎ "<import>"…` without the first file. */
+static void write_deps(Run *r) {
+    FILE *f = r->d.f;
+    fprintf(f, "%s: ", r->o->out_h);
+    for (size_t i = 1, n = mim_fe_num_files(r->fe); i < n; ++i)
+        fprintf(f, "%s\"%s\"", i > 1 ? " \\\n " : "", mim_fe_file(r->fe, i)->path);
+    fputc('\n', f);
+}
+
+static void write_mim(Run *r) {
+    size_t n = mim_fe_num_files(r->fe);
+    char **lines = mim_xcalloc(n, sizeof *lines);
+    for (size_t i = 0; i < n; ++i) {
+        const MimFeFile *file = mim_fe_file(r->fe, i);
+        /* Plugin libraries are not loaded yet (a later issue): every file is an import. */
+        const char *kw = ".import";
+        size_t len = strlen(kw) + strlen(file->name) + 3;
+        lines[i] = mim_xmalloc(len);
+        snprintf(lines[i], len, "%s %s;", kw, file->name);
+    }
+    MimPrintOptions po = {.ascii = r->o->ascii,
+                          .dump_gid = r->o->dump_gid,
+                          .recursive = r->o->dump_recursive,
+                          .scalarize_threshold = r->o->scalarize_threshold};
+    mim_print_world(r->world, r->mim.f, &po, (const char *const *)lines, n);
+    for (size_t i = 0; i < n; ++i) free(lines[i]);
+    free(lines);
+}
+
+static int run(Run *r) {
+    const MimOptions *o = r->o;
+    if (!open_outputs(r)) return 1;
+    if (!o->input) {
+        fprintf(r->err, "error: no input given\n");
+        return 1;
+    }
+    r->num_paths = mim_search_paths(o, r->paths, sizeof r->paths / sizeof r->paths[0]);
+    r->world = mim_world_new();
+    mim_world_set_scalarize_threshold(r->world, o->scalarize_threshold);
+    mim_world_set_name(r->world, stem(r->world, o->input));
+    mim_diag_init(&r->diag);
+    r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);
+
+    if (!parse_all(r) || !emit_all(r)) return 1;
+
+    if (r->ast.f) mim_fe_print_ast(r->fe, r->ast.f);
+    if (r->d.f) {
+        if (!o->out_h) {
+            fprintf(r->err, "error: --output-d requires --output-h\n");
+            return 1;
+        }
+        write_deps(r);
+    }
+    long level = o->opt_level;
+    if (o->bootstrap && level > 1) level = 1;
+    if (level < 0 || level > 2) {
+        fprintf(r->err, "error: illegal optimization level '%ld'\n", o->opt_level);
+        return 1;
+    }
+    /* -O1 cleanup and the -O2 pipeline come with the optimizer (later issues);
+     * until then both levels print the program as built. */
+    if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
+    if (r->mim.f) write_mim(r);
+    if (r->ll.f) {
+        fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
+        return 1;
+    }
+    return 0;
+}
+
+int mim_run(const MimOptions *o, FILE *err) {
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.err = err;
+    int code = run(&r);
+    if (r.fe) mim_fe_free(r.fe);
+    if (r.world) mim_world_free(r.world);
+    mim_diag_free(&r.diag);
+    mim_search_paths_free(r.paths, r.num_paths);
+    close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);
+    close_output(&r.ll), close_output(&r.md), close_output(&r.mim);
+    fflush(stdout);
+    return code;
+}

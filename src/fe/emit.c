@@ -1,0 +1,283 @@
+/* The emitter's entry points, shared helpers and declarations (language.md
+ * §3.1, §5.5, §5.10, §5.11; semantics.md §11–§13): axm, let, lam/con/fun,
+ * rec and `and` chains, ccon/cfun. Patterns, functions and expressions live
+ * in emit_ptrn.c, emit_fun.c and emit_expr.c. */
+#include "fe/emit_impl.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+MimLoc emit_push_loc(Emitter *e, MimLoc loc) {
+    MimLoc old = mim_world_loc(e->w);
+    mim_world_set_loc(e->w, loc);
+    return old;
+}
+
+void emit_pop_loc(Emitter *e, MimLoc old) { mim_world_set_loc(e->w, old); }
+
+static void report(Emitter *e, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap) {
+    char small[512];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int len = vsnprintf(small, sizeof small, fmt, ap);
+    if (len < 0) len = 0;
+    if ((size_t)len < sizeof small) {
+        mim_diag_report(mim_world_diag(e->w), sev, loc, "%s", small);
+    } else {
+        char *big = malloc((size_t)len + 1);
+        if (big) {
+            vsnprintf(big, (size_t)len + 1, fmt, ap2);
+            mim_diag_report(mim_world_diag(e->w), sev, loc, "%s", big);
+            free(big);
+        }
+    }
+    va_end(ap2);
+}
+
+MimDef *emit_error(Emitter *e, MimLoc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(e, MIM_ERROR, loc, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+void emit_warning(Emitter *e, MimLoc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(e, MIM_WARNING, loc, fmt, ap);
+    va_end(ap);
+}
+
+MimDef *emit_type_hole_univ(Emitter *e) {
+    return mim_type(e->w, mim_hole(e->w, mim_univ(e->w)));
+}
+
+MimDef *emit_hole_type(Emitter *e) { return mim_hole(e->w, emit_type_hole_univ(e)); }
+
+void emit_bind(Emitter *e, MimBinder *b, MimDef *def) {
+    (void)e;
+    if (!b) return;
+    b->def = def;
+    if (b->anon || !def) return;
+    mim_def_set_name(def, b->sym);
+    mim_def_set_loc(def, b->loc);
+}
+
+MimDef *emit_unbound(Emitter *e, MimLoc loc, MimSym sym) {
+    return emit_error(e, loc, "internal error: '%s' has no node at this point", sym ? sym : "?");
+}
+
+static bool plugin_loaded(Emitter *e, MimAnnex *a) {
+    if (e->hooks && e->hooks->plugin_loaded) return e->hooks->plugin_loaded(e->hooks->user, a->plugin);
+    return e->module->plugin_requested && e->module->name && a->plugin &&
+           strcmp(e->module->name, a->plugin) == 0;
+}
+
+void emit_register_annex(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *def) {
+    if (annex && def && plugin_loaded(e, annex))
+        mim_world_register_annex(e->w, annex->base | sub, def);
+}
+
+/* ---- axm ------------------------------------------------------------------- */
+
+/* Curry/trip counters: inferred from the type, overridable downwards
+ * (semantics.md §11). */
+static bool axiom_counters(Emitter *e, MimAstDecl *d, MimDef *type, unsigned *curry,
+                           unsigned *trip) {
+    mim_axiom_infer_curry(e->w, type, curry, trip);
+    if (d->u.axm.has_curry) {
+        if (d->u.axm.curry > *curry) {
+            emit_error(e, d->loc, "curry counter cannot be greater than %u", *curry);
+            return false;
+        }
+        *curry = (unsigned)d->u.axm.curry;
+    }
+    if (d->u.axm.has_trip) {
+        if (d->u.axm.trip > *curry) {
+            emit_error(e, d->loc, "trip counter cannot be greater than curry counter '%u'", *curry);
+            return false;
+        }
+        *trip = (unsigned)d->u.axm.trip;
+    }
+    return true;
+}
+
+static MimDef *make_axiom(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *type, unsigned curry,
+                          unsigned trip) {
+    uint64_t id = annex ? annex->base | sub : sub;
+    MimNormalizer norm = NULL;
+    if (annex && e->hooks && e->hooks->normalizer && plugin_loaded(e, annex))
+        norm = e->hooks->normalizer(e->hooks->user, id);
+    MimDef *ax = mim_axiom(e->w, type, id, norm, curry, trip);
+    emit_register_annex(e, annex, sub, ax);
+    return ax;
+}
+
+static bool emit_axm(Emitter *e, MimAstDecl *d) {
+    MimDef *type = emit_expr(e, d->u.axm.type);
+    if (!type) return false;
+    unsigned curry, trip;
+    if (!axiom_counters(e, d, type, &curry, &trip)) return false;
+    MimAnnex *annex = d->u.axm.annex;
+    if (d->u.axm.num_subs == 0) {
+        MimDef *ax = make_axiom(e, annex, 0, type, curry, trip);
+        if (!ax) return false;
+        emit_bind(e, d->u.axm.name, ax);
+        return true;
+    }
+    for (size_t i = 0; i < d->u.axm.num_subs; ++i) {
+        MimAstSub *s = &d->u.axm.subs[i];
+        MimDef *ax = make_axiom(e, annex, s->sub, type, curry, trip);
+        if (!ax) return false;
+        for (size_t k = 0; k < s->num_names; ++k) emit_bind(e, s->names[k], ax);
+    }
+    return true;
+}
+
+/* ---- let ------------------------------------------------------------------- */
+
+static bool emit_let(Emitter *e, MimAstDecl *d) {
+    if (d->u.let.post_type && !emit_expr(e, d->u.let.post_type)) return false;
+    MimDef *v = emit_expr(e, d->u.let.value);
+    if (!v || !emit_ptrn_value(e, d->u.let.ptrn, v)) return false;
+    emit_register_annex(e, d->u.let.annex, d->u.let.sub, v);
+    return true;
+}
+
+/* ---- rec ------------------------------------------------------------------- */
+
+/* Phase 1: the empty mutable of the declaration, named and bound. */
+static MimDef *emit_rec_head(Emitter *e, MimAstDecl *d, MimDef **last) {
+    MimDef *t = d->u.rec.type ? emit_expr(e, d->u.rec.type) : emit_type_hole_univ(e);
+    if (!t) return NULL;
+    MimAstExpr *body = d->u.rec.body;
+    MimDef *def = NULL;
+    switch (body->kind) {
+    case MIM_EXPR_LAMBDA: def = emit_fun_head(e, body->u.lambda, last); break;
+    case MIM_EXPR_PI:
+        def = mim_mut_pi(e->w, t, body->u.pi.num_doms && mim_ptrn_is_implicit(body->u.pi.doms[0]));
+        break;
+    case MIM_EXPR_ARROW: def = mim_mut_pi(e->w, t, false); break;
+    case MIM_EXPR_SIGMA: def = mim_mut_sigma(e->w, t, emit_ptrn_arity(body->u.sigma.ptrn)); break;
+    default: return emit_error(e, body->loc, "unsupported expression for a recursive declaration");
+    }
+    if (!def) return NULL;
+    emit_bind(e, d->u.rec.name, def);
+    return def;
+}
+
+/* Phase 2: fill the body in. A rec node is not immutabilized (§5.10). */
+static bool emit_rec_body(Emitter *e, MimAstDecl *d, MimDef *def, MimDef *last) {
+    MimAstExpr *body = d->u.rec.body;
+    MimLoc old = emit_push_loc(e, body->loc);
+    bool ok = true;
+    switch (body->kind) {
+    case MIM_EXPR_LAMBDA: ok = emit_fun_body(e, body->u.lambda, def, last); break;
+    case MIM_EXPR_PI: ok = emit_pi_expr(e, body, def) != NULL; break;
+    case MIM_EXPR_ARROW: {
+        MimDef *dom = emit_expr(e, body->u.arrow.dom);
+        ok = dom && mim_mut_set(e->w, def, 0, dom);
+        MimDef *codom = ok ? emit_expr(e, body->u.arrow.codom) : NULL;
+        ok = codom && mim_mut_set(e->w, def, 1, codom);
+        break;
+    }
+    case MIM_EXPR_SIGMA: ok = emit_ptrn_sigma_body(e, body->u.sigma.ptrn, def) != NULL; break;
+    default: ok = false; break;
+    }
+    emit_pop_loc(e, old);
+    if (ok) emit_register_annex(e, d->u.rec.annex, d->u.rec.sub, def);
+    return ok;
+}
+
+/* ---- lam/con/fun declarations and `and` chains ------------------------------ */
+
+/* All nodes of the chain first (names bound), then all bodies
+ * (semantics.md §13), so the members may refer to each other. */
+static bool emit_chain(Emitter *e, MimAstDecl *head) {
+    size_t n = 0;
+    for (MimAstDecl *d = head; d; d = d->next) ++n;
+    MimDef **defs = calloc(2 * n, sizeof *defs);
+    if (!defs) return emit_error(e, head->loc, "out of memory"), false;
+    MimDef **lasts = defs + n;
+    bool ok = true;
+    size_t i = 0;
+    for (MimAstDecl *d = head; ok && d; d = d->next, ++i) {
+        MimLoc old = emit_push_loc(e, d->loc);
+        if (d->kind == MIM_DECL_FUN) defs[i] = emit_fun_head(e, d->u.fun, &lasts[i]);
+        else if (d->kind == MIM_DECL_REC) defs[i] = emit_rec_head(e, d, &lasts[i]);
+        else emit_error(e, d->loc, "internal error: unexpected declaration in an 'and' chain");
+        ok = defs[i] != NULL;
+        emit_pop_loc(e, old);
+    }
+    i = 0;
+    for (MimAstDecl *d = head; ok && d; d = d->next, ++i) {
+        MimLoc old = emit_push_loc(e, d->loc);
+        if (d->kind == MIM_DECL_FUN) ok = emit_fun_body(e, d->u.fun, defs[i], lasts[i]);
+        else ok = emit_rec_body(e, d, defs[i], lasts[i]);
+        emit_pop_loc(e, old);
+    }
+    free(defs);
+    return ok;
+}
+
+/* ---- ccon/cfun ----------------------------------------------------------- */
+
+/* A mutable Lam without body of type Cn dom / Cn [dom, Cn codom]. */
+static bool emit_cdecl(Emitter *e, MimAstDecl *d) {
+    MimDef *dom = emit_ptrn_type(e, d->u.cdecl.dom);
+    if (!dom) return false;
+    MimDef *pi;
+    if (d->u.cdecl.tok == MIM_TOK_CFUN) {
+        MimDef *codom = emit_expr(e, d->u.cdecl.codom);
+        if (!codom) return false;
+        pi = mim_fn(e->w, dom, codom);
+    } else {
+        pi = mim_cn(e->w, dom);
+    }
+    MimDef *lam = mim_mut_lam(e->w, pi);
+    if (!lam) return false;
+    emit_bind(e, d->u.cdecl.name, lam);
+    return true;
+}
+
+/* ---- declarations and modules ------------------------------------------- */
+
+static bool emit_decl(Emitter *e, MimAstDecl *d) {
+    MimLoc old = emit_push_loc(e, d->loc);
+    bool ok;
+    switch (d->kind) {
+    case MIM_DECL_AXM: ok = emit_axm(e, d); break;
+    case MIM_DECL_LET: ok = emit_let(e, d); break;
+    case MIM_DECL_FUN:
+    case MIM_DECL_REC: ok = emit_chain(e, d); break;
+    case MIM_DECL_CDECL: ok = emit_cdecl(e, d); break;
+    default: ok = false; emit_error(e, d->loc, "internal error: unknown declaration"); break;
+    }
+    emit_pop_loc(e, old);
+    return ok;
+}
+
+bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse) {
+    for (size_t i = 0; i < n; ++i)
+        if (!emit_decl(e, decls[reverse ? n - 1 - i : i])) return false;
+    return true;
+}
+
+bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
+    if (!w || !m) return false;
+    Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0};
+    MimDiag *diag = mim_world_diag(w);
+    unsigned errors = diag->num_errors;
+    bool ok = emit_decls(&e, m->decls, m->num_decls, false);
+    ok = ok && diag->num_errors == errors;
+    if (!ok && diag->num_errors == errors)
+        mim_diag_report(diag, MIM_ERROR, mim_world_loc(w), "internal error: emission failed");
+    return ok;
+}
+
+bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with(w, m, NULL); }

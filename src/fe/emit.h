@@ -1,0 +1,39 @@
+/* The Mim emitter: translates bound ASTs (fe/ast.h) into World nodes,
+ * following the desugarings of language.md §5 and the construction order of
+ * semantics.md §13 (which determines names and gids in printed output).
+ *
+ * Use (after mim_fe_bind succeeded), once per module in mim_fe_module order:
+ *     for (i < mim_fe_num_modules(fe))
+ *         if (!mim_emit_module(w, mim_fe_module(fe, i))) { print mim_world_diag(w); fail; }
+ * Emission stops at the first type error; it is recorded in the World's
+ * diagnostics (mim_world_diag), as are front-end errors of emission time and
+ * warnings. The emitter writes the AST's `binder->def` slots. */
+#ifndef MIM_FE_EMIT_H
+#define MIM_FE_EMIT_H
+
+#include "fe/ast.h"
+#include "mim/world.h"
+
+#include <stdbool.h>
+
+/* Connection to the plugin libraries (a later issue). Every field may be
+ * NULL. */
+typedef struct MimEmitHooks {
+    /* Is the library of `plugin` loaded? Annexes (semantics.md §12.3) are
+     * registered in the World only then. If NULL, the default rule is: an
+     * annex %p.… is registered iff it is declared in the module named `p`
+     * and that module's plugin library was requested (never in bootstrap
+     * mode). */
+    bool (*plugin_loaded)(void *user, MimSym plugin);
+    /* Normalizer for the axiom with the full annex id `id`, or NULL. Only
+     * asked if the plugin's library is loaded. */
+    MimNormalizer (*normalizer)(void *user, uint64_t id);
+    void *user;
+} MimEmitHooks;
+
+/* Emit the declarations of module m (its imports are separate modules,
+ * emitted before it by the caller). Returns false at the first error. */
+bool mim_emit_module(MimWorld *w, MimAstModule *m);
+bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks);
+
+#endif

@@ -1,0 +1,72 @@
+/* Internal interface between the parts of the emitter: emit.c
+ * (declarations, entry points), emit_ptrn.c (patterns), emit_fun.c
+ * (functions and Pi types) and emit_expr.c (expressions).
+ *
+ * Error convention: every emit function returns the node it built, or NULL
+ * after an error has been recorded in the World's diagnostics (by a World
+ * constructor or by the emitter itself). Callers stop at the first NULL. */
+#ifndef MIM_FE_EMIT_IMPL_H
+#define MIM_FE_EMIT_IMPL_H
+
+#include "fe/emit.h"
+
+typedef struct Emitter {
+    MimWorld *w;
+    MimAstModule *module;
+    const MimEmitHooks *hooks;
+    /* Binding a pattern re-evaluates its type annotations (semantics.md §13);
+     * for nested patterns the reference repeats this at every level, which
+     * costs time exponential in the nesting depth. Re-evaluations nested
+     * deeper than EMIT_REEVAL_DEPTH are skipped (they only consume gids). */
+    unsigned reeval_depth;
+} Emitter;
+
+enum { EMIT_REEVAL_DEPTH = 4 };
+
+/* ---- emit.c: shared helpers ---- */
+MimLoc emit_push_loc(Emitter *e, MimLoc loc); /* returns the previous location */
+void emit_pop_loc(Emitter *e, MimLoc old);
+/* A front-end error of emission time; always returns NULL. */
+MimDef *emit_error(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
+void emit_warning(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
+/* `Type ?` (a level hole) and `? : Type ?` (a type hole). */
+MimDef *emit_type_hole_univ(Emitter *e);
+MimDef *emit_hole_type(Emitter *e);
+/* Bind `b` to `def` and name def `b` if it has no name yet (anon: nothing). */
+void emit_bind(Emitter *e, MimBinder *b, MimDef *def);
+/* Register def as annex base|sub if the plugin's library is loaded. */
+void emit_register_annex(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *def);
+/* A user of a name whose binder has no node: only possible after a bug. */
+MimDef *emit_unbound(Emitter *e, MimLoc loc, MimSym sym);
+/* Declarations in order (where-blocks: reversed). */
+bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse);
+
+/* ---- emit_expr.c ---- */
+MimDef *emit_expr(Emitter *e, MimAstExpr *x);
+
+/* ---- emit_ptrn.c ---- */
+/* The pattern as a type (semantics.md §13): a tuple pattern becomes a
+ * mutable sigma whose element names are bound to projections of its
+ * variable, then immutabilized. */
+MimDef *emit_ptrn_type(Emitter *e, MimAstPtrn *p);
+/* Fill the given (rec-declared) mutable sigma from tuple pattern p. */
+MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma);
+/* Bind the names of p to v and its projections (naming unnamed nodes).
+ * Returns false on error. */
+bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v);
+/* Number of sigma elements of a tuple pattern (groups count per member). */
+size_t emit_ptrn_arity(const MimAstPtrn *p);
+
+/* ---- emit_fun.c ---- */
+/* Pi type expression; `decl` is the mutable Pi created by a rec
+ * declaration for the first domain, or NULL. */
+MimDef *emit_pi_expr(Emitter *e, MimAstExpr *x, MimDef *decl);
+/* Phase 1 of a function (declaration or expression): Pi chains, Lams,
+ * parameter bindings and filters; binds the function's name. Returns the
+ * first Lam and stores the last one in *last. */
+MimDef *emit_fun_head(Emitter *e, MimAstFun *f, MimDef **last);
+/* Phase 2: body of the last Lam, external, annex. */
+bool emit_fun_body(Emitter *e, MimAstFun *f, MimDef *first, MimDef *last);
+MimDef *emit_ret(Emitter *e, MimAstExpr *x);
+
+#endif

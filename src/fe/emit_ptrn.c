@@ -1,0 +1,167 @@
+/* Emission of patterns (language.md §5.2, §6.4; semantics.md §13): a
+ * pattern used as a type builds a mutable sigma whose element names are
+ * bound to projections of its own variable while later element types are
+ * built, then immutabilizes it; a pattern bound to a value re-evaluates its
+ * type annotations, then binds (and names) the projections of the value. */
+#include "fe/emit_impl.h"
+#include "ir/world_impl.h" /* the World's arena, for the sigma field names */
+
+/* A tuple pattern's elements, with groups `a b c: T` expanded per member:
+ * element i is `ptrn` (member < 0) or member `member` of the group `ptrn`. */
+typedef struct Elem {
+    MimAstPtrn *ptrn;
+    long member;
+} Elem;
+
+size_t emit_ptrn_arity(const MimAstPtrn *p) {
+    if (p->kind != MIM_PTRN_TUPLE) return 1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->u.tuple.num_elems; ++i) {
+        const MimAstPtrn *q = p->u.tuple.elems[i];
+        n += q->kind == MIM_PTRN_GROUP ? q->u.group.num_members : 1;
+    }
+    return n;
+}
+
+/* Calls `fn` for every element of tuple pattern p in order; stops at false. */
+typedef bool (*ElemFn)(Emitter *e, Elem el, size_t i, size_t n, void *data);
+
+static bool for_each_elem(Emitter *e, MimAstPtrn *p, ElemFn fn, void *data) {
+    size_t n = emit_ptrn_arity(p), i = 0;
+    for (size_t k = 0; k < p->u.tuple.num_elems; ++k) {
+        MimAstPtrn *q = p->u.tuple.elems[k];
+        if (q->kind == MIM_PTRN_GROUP) {
+            for (size_t m = 0; m < q->u.group.num_members; ++m)
+                if (!fn(e, (Elem){q, (long)m}, i++, n, data)) return false;
+        } else if (!fn(e, (Elem){q, -1}, i++, n, data)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Runs a re-evaluation of type annotations unless nested too deeply (see
+ * Emitter.reeval_depth). Returns false on error. */
+static bool reeval_expr(Emitter *e, MimAstExpr *type) {
+    if (!type || e->reeval_depth >= EMIT_REEVAL_DEPTH) return true;
+    e->reeval_depth++;
+    bool ok = emit_expr(e, type) != NULL;
+    e->reeval_depth--;
+    return ok;
+}
+
+static bool reeval_ptrn(Emitter *e, MimAstPtrn *p) {
+    if (e->reeval_depth >= EMIT_REEVAL_DEPTH) return true;
+    e->reeval_depth++;
+    bool ok = emit_ptrn_type(e, p) != NULL;
+    e->reeval_depth--;
+    return ok;
+}
+
+/* ---- patterns as values ------------------------------------------------------ */
+
+static bool elem_value(Emitter *e, Elem el, MimDef *v) {
+    if (el.member < 0) return emit_ptrn_value(e, el.ptrn, v);
+    MimLoc old = emit_push_loc(e, el.ptrn->loc);
+    /* Only the last member stands for the group's type annotation. */
+    bool last = (size_t)el.member + 1 == el.ptrn->u.group.num_members;
+    bool ok = !last || reeval_expr(e, el.ptrn->u.group.type);
+    if (ok) emit_bind(e, el.ptrn->u.group.members[el.member], v);
+    emit_pop_loc(e, old);
+    return ok;
+}
+
+static bool bind_proj(Emitter *e, Elem el, size_t i, size_t n, void *data) {
+    MimDef *v = mim_proj(e->w, (MimDef *)data, n, i);
+    return v && elem_value(e, el, v);
+}
+
+bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v) {
+    if (!v) return false;
+    MimLoc old = emit_push_loc(e, p->loc);
+    bool ok;
+    switch (p->kind) {
+    case MIM_PTRN_ID:
+        ok = reeval_expr(e, p->u.id.type);
+        if (ok) emit_bind(e, p->u.id.binder, v);
+        break;
+    case MIM_PTRN_EXPR: ok = reeval_expr(e, p->u.expr.type); break;
+    case MIM_PTRN_TUPLE: ok = reeval_ptrn(e, p) && for_each_elem(e, p, bind_proj, v); break;
+    case MIM_PTRN_GROUP: /* only as a tuple element, handled by elem_value */
+    default: ok = false; emit_error(e, p->loc, "internal error: unexpected pattern"); break;
+    }
+    if (ok && p->alias) emit_bind(e, p->alias, v);
+    emit_pop_loc(e, old);
+    return ok;
+}
+
+/* ---- patterns as types ----------------------------------------------------- */
+
+static MimDef *elem_type(Emitter *e, Elem el) {
+    if (el.member < 0) return emit_ptrn_type(e, el.ptrn);
+    MimLoc old = emit_push_loc(e, el.ptrn->loc);
+    MimDef *t = emit_expr(e, el.ptrn->u.group.type); /* evaluated once per member */
+    emit_pop_loc(e, old);
+    return t;
+}
+
+/* The name by which element `el` is remembered as a field (§6.4): plain
+ * `name: T` elements and the last member of a group. */
+static MimSym field_name(Elem el) {
+    MimAstPtrn *p = el.ptrn;
+    if (el.member >= 0)
+        return (size_t)el.member + 1 == p->u.group.num_members && !p->u.group.members[el.member]->anon
+                   ? p->u.group.members[el.member]->sym
+                   : NULL;
+    if (p->kind == MIM_PTRN_ID && !p->alias && !p->u.id.binder->anon) return p->u.id.binder->sym;
+    return NULL;
+}
+
+typedef struct SigmaFill {
+    MimDef *sigma, *var;
+    MimSym *fields;
+    bool any_field;
+} SigmaFill;
+
+static bool fill_elem(Emitter *e, Elem el, size_t i, size_t n, void *data) {
+    SigmaFill *s = data;
+    MimDef *t = elem_type(e, el);
+    if (!t || !mim_mut_set(e->w, s->sigma, i, t)) return false;
+    MimDef *v = mim_proj(e->w, s->var, n, i);
+    if (!v || !elem_value(e, el, v)) return false;
+    if ((s->fields[i] = field_name(el))) s->any_field = true;
+    return true;
+}
+
+MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma) {
+    MimLoc old = emit_push_loc(e, p->loc);
+    MimDef *res = NULL;
+    size_t n = emit_ptrn_arity(p);
+    SigmaFill s = {sigma, mim_var(e->w, sigma), NULL, false};
+    if (!s.var) goto out;
+    s.fields = n ? mim_arena_alloc(&e->w->arena, n * sizeof *s.fields) : NULL;
+    if (!for_each_elem(e, p, fill_elem, &s)) goto out;
+    if (s.any_field) sigma->u.mut.fields = s.fields;
+    res = mim_immutabilize(e->w, sigma);
+out:
+    emit_pop_loc(e, old);
+    return res;
+}
+
+MimDef *emit_ptrn_type(Emitter *e, MimAstPtrn *p) {
+    MimLoc old = emit_push_loc(e, p->loc);
+    MimDef *t = NULL;
+    switch (p->kind) {
+    case MIM_PTRN_ID: t = p->u.id.type ? emit_expr(e, p->u.id.type) : emit_hole_type(e); break;
+    case MIM_PTRN_EXPR: t = emit_expr(e, p->u.expr.type); break;
+    case MIM_PTRN_GROUP: t = emit_expr(e, p->u.group.type); break;
+    case MIM_PTRN_TUPLE: {
+        MimDef *sigma = mim_mut_sigma(e->w, emit_type_hole_univ(e), emit_ptrn_arity(p));
+        if (sigma) t = emit_ptrn_sigma_body(e, p, sigma);
+        break;
+    }
+    default: emit_error(e, p->loc, "internal error: unexpected pattern"); break;
+    }
+    emit_pop_loc(e, old);
+    return t;
+}

@@ -1,0 +1,267 @@
+/* Front-end driver (see fe.h): file lookup on the search paths (language.md
+ * §1, cli.md §2), parse-at-most-once by file identity, the list of opened
+ * files, and the entry points for plugins, the input and binding. */
+#include "fe/fe_impl.h"
+
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+MimFe *mim_fe_new(MimWorld *w, MimDiag *diag, const char *const *search_paths, size_t num_paths,
+                  bool bootstrap) {
+    MimFe *fe = mim_xcalloc(1, sizeof *fe);
+    fe->world = w;
+    fe->diag = diag;
+    mim_arena_init(&fe->arena);
+    fe->num_paths = num_paths;
+    fe->paths = mim_arena_alloc(&fe->arena, (num_paths ? num_paths : 1) * sizeof *fe->paths);
+    for (size_t i = 0; i < num_paths; ++i)
+        fe->paths[i] = mim_arena_strndup(&fe->arena, search_paths[i], strlen(search_paths[i]));
+    fe->bootstrap = bootstrap;
+    fe->max_depth = 2000;
+    return fe;
+}
+
+void mim_fe_free(MimFe *fe) {
+    if (!fe) return;
+    for (size_t i = 0; i < fe->files.len; ++i) free(fe->files.data[i]);
+    mim_vec_free(&fe->files);
+    mim_vec_free(&fe->roots);
+    mim_vec_free(&fe->order);
+    mim_bind_free_(fe);
+    mim_arena_free(&fe->arena);
+    free(fe);
+}
+
+void mim_fe_set_md(MimFe *fe, FILE *md) { fe->md = md; }
+void mim_fe_set_max_depth(MimFe *fe, unsigned depth) { fe->max_depth = depth ? depth : 1; }
+
+/* ---- plugin ids (semantics.md §12.1) ----------------------------------------- */
+
+static unsigned plugin_char_code(char c) {
+    if (c == '_') return 1;
+    if (c >= 'a' && c <= 'z') return 2 + (unsigned)(c - 'a');
+    if (c >= 'A' && c <= 'Z') return 28 + (unsigned)(c - 'A');
+    if (c >= '0' && c <= '9') return 54 + (unsigned)(c - '0');
+    return 0;
+}
+
+uint64_t mim_plugin_id(const char *name, size_t len) {
+    if (len == 0 || len > 8) return 0;
+    uint64_t id = 0;
+    for (size_t k = 0; k < 8; ++k) {
+        unsigned code = 0;
+        if (k < len) {
+            code = plugin_char_code(name[k]);
+            if (!code) return 0;
+        }
+        id = id << 6 | code;
+    }
+    return id << 16;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static bool has_extension(const char *name) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) return false;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base;
+}
+
+static char *join(const char *dir, const char *file) {
+    if (!*dir || file[0] == '/') return mim_xstrdup(file);
+    size_t d = strlen(dir), f = strlen(file);
+    bool slash = dir[d - 1] == '/';
+    char *r = mim_xmalloc(d + f + 2);
+    memcpy(r, dir, d);
+    if (!slash) r[d++] = '/';
+    memcpy(r + d, file, f + 1);
+    return r;
+}
+
+static bool is_regular(const char *path, struct stat *st) {
+    return stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* D/<file>, then D/N/<file> for each search path D; the first regular file
+ * wins, else the last candidate tried. *found tells which. Heap result. */
+static char *lookup(const MimFe *fe, const char *name, struct stat *st, bool *found) {
+    char *file;
+    if (has_extension(name)) {
+        file = mim_xstrdup(name);
+    } else {
+        size_t n = strlen(name);
+        file = mim_xmalloc(n + 5);
+        memcpy(file, name, n);
+        memcpy(file + n, ".mim", 5);
+    }
+    char *last = NULL;
+    *found = false;
+    size_t np = fe->num_paths ? fe->num_paths : 1;
+    for (size_t i = 0; i < np && !*found; ++i) {
+        const char *dir = fe->num_paths ? fe->paths[i] : "";
+        free(last);
+        last = join(dir, file);
+        if (is_regular(last, st)) {
+            *found = true;
+            break;
+        }
+        char *sub = join(dir, name);
+        free(last);
+        last = join(sub, file);
+        free(sub);
+        if (is_regular(last, st)) *found = true;
+    }
+    free(file);
+    return last;
+}
+
+static MimFeFileRec *find_file(const MimFe *fe, const struct stat *st) {
+    for (size_t i = 0; i < fe->files.len; ++i) {
+        MimFeFileRec *r = fe->files.data[i];
+        if (r->has_id && r->dev == st->st_dev && r->ino == st->st_ino) return r;
+    }
+    return NULL;
+}
+
+/* Whole file into a heap buffer; NULL if it cannot be read. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = mim_xmalloc(cap);
+    for (;;) {
+        if (n == cap) buf = mim_xrealloc(buf, cap *= 2);
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static void request_plugin(MimFe *fe, MimFeFileRec *r, MimTokKind kw) {
+    if (kw != MIM_TOK_PLUGIN || fe->bootstrap) return;
+    r->pub.plugin_requested = true;
+    if (r->pub.module) r->pub.module->plugin_requested = true;
+}
+
+static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, size_t len, FILE *md) {
+    mim_vec_push(&fe->files, r); /* pre-order: listed before its imports */
+    MimAstModule *m = mim_parse_module_(fe, r->pub.path, text, len, md);
+    m->name = r->pub.name;
+    m->plugin_requested = r->pub.plugin_requested;
+    r->pub.module = m;
+    return m;
+}
+
+/* Opens `name` like an import directive. loc.begin.row == 0: unlocated. */
+static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, MimLoc loc, bool is_input,
+                                 MimFeFileRec **existing) {
+    struct stat st;
+    bool found;
+    char *path = lookup(fe, name, &st, &found);
+    *existing = NULL;
+    if (found) {
+        MimFeFileRec *r = find_file(fe, &st);
+        if (r) {
+            free(path);
+            request_plugin(fe, r, kw);
+            *existing = r;
+            return NULL;
+        }
+    }
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    if (!text) {
+        mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
+        free(path);
+        return NULL;
+    }
+    MimFeFileRec *r = mim_xcalloc(1, sizeof *r);
+    r->pub.name = mim_world_sym(fe->world, name);
+    r->pub.path = mim_world_sym(fe->world, path);
+    r->pub.is_input = is_input;
+    r->has_id = found;
+    r->dev = st.st_dev;
+    r->ino = st.st_ino;
+    free(path);
+    request_plugin(fe, r, kw);
+    MimAstModule *m = parse_rec(fe, r, text, len, is_input ? fe->md : NULL);
+    free(text);
+    return m;
+}
+
+MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc) {
+    MimFeFileRec *existing;
+    return open_module(fe, kw, name, loc, false, &existing);
+}
+
+static const MimLoc no_loc = {0};
+
+MimAstModule *mim_fe_parse_plugin(MimFe *fe, const char *name) {
+    if (fe->fatal) return NULL;
+    MimFeFileRec *existing;
+    MimAstModule *m = open_module(fe, MIM_TOK_PLUGIN, name, no_loc, false, &existing);
+    if (m) mim_vec_push(&fe->roots, m);
+    return m;
+}
+
+MimAstModule *mim_fe_parse_input(MimFe *fe, const char *name) {
+    if (fe->fatal) return NULL;
+    MimFeFileRec *existing;
+    MimAstModule *m = open_module(fe, MIM_TOK_IMPORT, name, no_loc, true, &existing);
+    if (!m && existing) { /* already parsed as a plugin: it is still the input */
+        existing->pub.is_input = true;
+        m = existing->pub.module;
+    }
+    if (m) {
+        fe->input = m;
+        mim_vec_push(&fe->roots, m);
+    }
+    return m;
+}
+
+MimAstModule *mim_fe_parse_text(MimFe *fe, const char *path, const char *text, size_t len) {
+    if (fe->fatal) return NULL;
+    MimFeFileRec *r = mim_xcalloc(1, sizeof *r);
+    r->pub.name = mim_world_sym(fe->world, path);
+    r->pub.path = r->pub.name;
+    r->pub.is_input = true;
+    MimAstModule *m = parse_rec(fe, r, text, len, fe->md);
+    fe->input = m;
+    mim_vec_push(&fe->roots, m);
+    return m;
+}
+
+bool mim_fe_bind(MimFe *fe) {
+    if (!fe->fatal && !fe->bound) {
+        fe->bound = true;
+        mim_bind_modules_(fe);
+    }
+    return !fe->fatal && fe->diag->num_errors == 0;
+}
+
+unsigned mim_fe_num_errors(const MimFe *fe) { return fe->diag->num_errors; }
+
+size_t mim_fe_num_files(const MimFe *fe) { return fe->files.len; }
+const MimFeFile *mim_fe_file(const MimFe *fe, size_t i) { return &fe->files.data[i]->pub; }
+size_t mim_fe_num_modules(const MimFe *fe) { return fe->order.len; }
+MimAstModule *mim_fe_module(const MimFe *fe, size_t i) { return fe->order.data[i]; }
+MimAstModule *mim_fe_input(const MimFe *fe) { return fe->input; }
+size_t mim_fe_num_annexes(const MimFe *fe) { return fe->annexes.len; }
+MimAnnex *mim_fe_annex(const MimFe *fe, size_t i) { return fe->annexes.data[i]; }
+
+void mim_fe_print_ast(const MimFe *fe, FILE *out) {
+    if (fe->input) mim_ast_print_module(fe->input, out);
+}

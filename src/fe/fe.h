@@ -1,0 +1,93 @@
+/* The Mim front end driver: reads files (input, plugins, imports), parses
+ * them into ASTs (ast.h), binds names and numbers annexes. It builds no IR
+ * nodes; the emitter (emit.c) walks the bound modules afterwards.
+ *
+ * Typical use (cli.md §3):
+ *     MimFe *fe = mim_fe_new(world, &diag, paths, num_paths, bootstrap);
+ *     mim_fe_parse_plugin(fe, "compile");           // implicit / -p plugins
+ *     mim_fe_set_md(fe, md_stream);                 // optional --output-md
+ *     if (!mim_fe_parse_input(fe, argv_input)) ...  // cannot read: error recorded
+ *     if (!mim_fe_bind(fe)) ... print diag, fail
+ *     for (i < mim_fe_num_modules(fe)) emit(mim_fe_module(fe, i));
+ *     mim_fe_free(fe);
+ * All messages go to the MimDiag given at creation, in production order. */
+#ifndef MIM_FE_FE_H
+#define MIM_FE_FE_H
+
+#include "fe/ast.h"
+#include "mim/world.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct MimFe MimFe;
+
+/* One opened file, in the order files were first opened (plugins, then the
+ * input, each followed by its imports, depth-first pre-order). */
+typedef struct MimFeFile {
+    const char *name;      /* name used in the directive / -p / command line */
+    const char *path;      /* path as opened (for messages and --output-d) */
+    bool plugin_requested; /* a non-bootstrap `plugin`/-p asked for its library */
+    bool is_input;
+    MimAstModule *module;
+} MimFeFile;
+
+/* search_paths[0] should be "" (current directory / absolute names); the
+ * strings are copied. diag must outlive the MimFe. */
+MimFe *mim_fe_new(MimWorld *w, MimDiag *diag, const char *const *search_paths,
+                  size_t num_paths, bool bootstrap);
+void mim_fe_free(MimFe *fe);
+
+/* Markdown echo (output-format.md §7) of the input file to `md` (NULL = off).
+ * Set it before mim_fe_parse_input. */
+void mim_fe_set_md(MimFe *fe, FILE *md);
+
+/* Maximum nesting depth of the parser (default 2000). */
+void mim_fe_set_max_depth(MimFe *fe, unsigned depth);
+
+/* `plugin name;` for an implicit or -p plugin (outside bootstrap mode this
+ * requests the library). Returns the module, or NULL if it was parsed before
+ * (then only the request flag is updated) or could not be read (error
+ * `cannot read file "<path>"` without location). */
+MimAstModule *mim_fe_parse_plugin(MimFe *fe, const char *name);
+
+/* Parse the input file `name` (as given on the command line; looked up like
+ * an import, cli.md §2). Returns NULL if it cannot be read (error recorded). */
+MimAstModule *mim_fe_parse_input(MimFe *fe, const char *name);
+
+/* Parse source text given in memory as the input (tests). `path` names it in
+ * locations. Imports are looked up on the search paths as usual. */
+MimAstModule *mim_fe_parse_text(MimFe *fe, const char *path, const char *text, size_t len);
+
+/* Bind all modules: plugins first, then the input's imports, then the input
+ * (each module after its imports). Returns true iff no error was reported by
+ * the front end so far (lexing, parsing, reading, binding). */
+bool mim_fe_bind(MimFe *fe);
+
+/* Errors reported by the front end so far. */
+unsigned mim_fe_num_errors(const MimFe *fe);
+
+/* Opened files (for `.import`/`.mim/plugin` lines and --output-d). */
+size_t mim_fe_num_files(const MimFe *fe);
+const MimFeFile *mim_fe_file(const MimFe *fe, size_t i);
+
+/* Modules in binding (= emission) order, valid after mim_fe_bind. */
+size_t mim_fe_num_modules(const MimFe *fe);
+MimAstModule *mim_fe_module(const MimFe *fe, size_t i);
+MimAstModule *mim_fe_input(const MimFe *fe); /* NULL if none was parsed */
+
+/* Annexes declared in the run, in (plugin first-seen, tag number) order. */
+size_t mim_fe_num_annexes(const MimFe *fe);
+MimAnnex *mim_fe_annex(const MimFe *fe, size_t i);
+
+/* The 48-bit plugin id << 16 of semantics.md §12.1, or 0 if `name` is not a
+ * valid plugin name (1–8 characters of [_a-zA-Z0-9]). */
+uint64_t mim_plugin_id(const char *name, size_t len);
+
+/* --output-ast of the input module (output-format.md §9). */
+void mim_fe_print_ast(const MimFe *fe, FILE *out);
+void mim_ast_print_module(const MimAstModule *m, FILE *out);
+void mim_ast_print_expr(const MimAstExpr *e, FILE *out);
+
+#endif

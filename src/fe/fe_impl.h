@@ -1,0 +1,75 @@
+/* Internal state of the front end shared by fe.c, parser.c, bind.c and
+ * ast_print.c (not part of the public front-end API in fe.h). */
+#ifndef MIM_FE_FE_IMPL_H
+#define MIM_FE_FE_IMPL_H
+
+#include "fe/fe.h"
+#include "util/arena.h"
+#include "util/vec.h"
+
+#include <sys/types.h>
+
+typedef struct MimFeFileRec {
+    MimFeFile pub;
+    bool has_id; /* dev/ino are valid (not for in-memory text) */
+    dev_t dev;
+    ino_t ino;
+} MimFeFileRec;
+
+typedef struct MimScopeEntry {
+    MimSym sym;
+    MimBinder *binder; /* NULL = currently unbound */
+    unsigned depth;    /* scope depth where binder was bound */
+} MimScopeEntry;
+
+typedef struct MimScopeUndo {
+    MimSym sym;        /* the name (slots move when the table grows) */
+    MimBinder *binder; /* previous binding */
+    unsigned depth;
+} MimScopeUndo;
+
+typedef struct MimPluginTags {
+    MimSym plugin;
+    unsigned num_tags;
+} MimPluginTags;
+
+struct MimFe {
+    MimWorld *world;
+    MimDiag *diag;
+    MimArena arena;
+    char **paths;
+    size_t num_paths;
+    bool bootstrap;
+    FILE *md;
+    unsigned max_depth;
+    bool fatal; /* a fatal lexical error happened: stop everything */
+
+    MIM_VEC(MimFeFileRec *) files;  /* in opening order */
+    MIM_VEC(MimAstModule *) roots;  /* plugins in order, then the input */
+    MIM_VEC(MimAstModule *) order;  /* binding order (after mim_fe_bind) */
+    MimAstModule *input;
+    bool bound;
+
+    /* binder: one hash table sym -> current binder plus an undo log per scope */
+    MimScopeEntry *entries;
+    size_t entries_cap, entries_len;
+    MIM_VEC(MimScopeUndo) undo;
+    MIM_VEC(size_t) scope_marks;
+    unsigned scope_depth;
+
+    /* annexes */
+    MIM_VEC(MimAnnex *) annexes;
+    MIM_VEC(MimPluginTags) plugin_tags;
+    MimAnnex **annex_slots; /* open addressing by sym "%p.t" */
+    size_t annex_cap;
+};
+
+/* fe.c: process an import/plugin directive met while parsing (pre-order). */
+MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc);
+/* parser.c: parse a whole module from text. */
+MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md);
+/* bind.c */
+void mim_bind_modules_(MimFe *fe);
+void mim_bind_free_(MimFe *fe);
+
+#endif

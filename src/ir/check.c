@@ -1,0 +1,240 @@
+/* α-equivalence (semantics.md §8) and assignability (§9).
+ *
+ * One run (an Alpha) remembers which mutables were compared with what
+ * (coinduction over cycles), which binders correspond (to compare bound
+ * variables), and which immutable pairs were already found equal (so shared
+ * sub-DAGs are compared once). Inference mode solves holes as a side effect;
+ * solutions are kept even if the overall comparison fails (reference
+ * behaviour). */
+#include "ir/check.h"
+
+#include <string.h>
+
+typedef struct Alpha {
+    MimWorld *w;
+    bool infer;
+    MimPtrMap done;  /* mutable -> the node it was compared with */
+    MimPtrMap vars;  /* binder -> corresponding binder (NULL: compared with an immutable) */
+    MimPairMap same; /* immutable pairs (ordered) found equal */
+} Alpha;
+
+static void alpha_fini(Alpha *a) {
+    mim_ptrmap_free(&a->done);
+    mim_ptrmap_free(&a->vars);
+    mim_pairmap_free(&a->same);
+}
+
+static bool is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->num_ops - 1]; }
+
+/* The type as stored: the type of `Type l` is implied by l and not compared
+ * (comparing it would recurse through ever higher universes). */
+static MimDef *raw_type(const MimDef *d) { return d->node == MIM_TYPE ? NULL : d->type; }
+
+/* Occurs check: would solving `hole` with `d` create a cycle through
+ * immutables? (Cycles through mutables are legitimate recursion.) */
+static bool occurs(MimPtrMap *seen, MimDef *hole, MimDef *d) {
+    if (!d) return false;
+    if (d == hole) return true;
+    if (!(d->dep & MIM_DEP_INFER)) return false;
+    if (d->node == MIM_INFER) return d->ops[0] && occurs(seen, hole, d->ops[0]);
+    if (d->is_mut || !mim_ptrmap_add(seen, d, NULL, NULL)) return false;
+    if (occurs(seen, hole, raw_type(d))) return true;
+    for (size_t i = 0; i < d->num_ops; ++i)
+        if (occurs(seen, hole, d->ops[i])) return true;
+    return false;
+}
+
+static bool solve(Alpha *a, MimDef *hole, MimDef *sol) {
+    MimPtrMap seen = {0};
+    bool cyclic = occurs(&seen, hole, sol);
+    mim_ptrmap_free(&seen);
+    if (cyclic) return false;
+    mim_hole_solve(a->w, hole, sol);
+    return true;
+}
+
+static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2);
+
+/* Pair order of §8 step 7: literal to the right, UMax to the left, otherwise
+ * the smaller gid to the left. */
+static bool needs_swap(const MimDef *d1, const MimDef *d2) {
+    bool l1 = d1->node == MIM_LIT, l2 = d2->node == MIM_LIT;
+    if (l1 != l2) return l1;
+    bool u1 = d1->node == MIM_UMAX, u2 = d2->node == MIM_UMAX;
+    if (u1 != u2) return u2;
+    return d1->gid > d2->gid;
+}
+
+static bool alpha_var(Alpha *a, MimDef *v1, MimDef *v2) {
+    MimDef *b1 = v1->ops[0], *b2 = v2->ops[0];
+    void **p = mim_ptrmap_find(&a->vars, b1);
+    if (p) return *p == b2;
+    if (mim_ptrmap_has(&a->vars, b2)) return false; /* v2 bound, v1 free */
+    return v1 == v2 || a->infer;                      /* both free */
+}
+
+/* `.umax(a, ?) == b`: solve the open holes among the levels with b, then
+ * rebuild (renormalize) the maximum. */
+static MimDef *solve_umax(Alpha *a, MimDef *umax, MimDef *other) {
+    size_t n = umax->num_ops;
+    MimDef *small[8], **ops = n <= 8 ? small : mim_xmalloc(n * sizeof *ops);
+    for (size_t i = 0; i < n; ++i) {
+        ops[i] = mim_resolve(a->w, umax->ops[i]);
+        if (mim_is_open_hole(ops[i]) && solve(a, ops[i], other)) ops[i] = other;
+    }
+    MimDef *res = mim_umax(a->w, ops, n);
+    if (ops != small) free(ops);
+    return res;
+}
+
+static bool alpha_internal(Alpha *a, MimDef *d1, MimDef *d2) {
+    MimWorld *w = a->w;
+    if (!alpha_(a, raw_type(d1), raw_type(d2))) return false;
+    if (d1->node == MIM_TOP || d2->node == MIM_TOP) return a->infer; /* ⊤ is a wildcard */
+    if (!a->infer && (d1->node == MIM_INFER || d2->node == MIM_INFER)) return false;
+    if (!alpha_(a, mim_arity(w, d1), mim_arity(w, d2))) return false;
+
+    if (d1->is_mut) mim_ptrmap_put(&a->vars, d1, d2->is_mut ? d2 : NULL);
+    if (d2->is_mut) mim_ptrmap_put(&a->vars, d2, d1->is_mut ? d1 : NULL);
+
+    switch ((MimNode)d1->node) {
+    case MIM_TUPLE:
+    case MIM_SIGMA: { /* a tuple may equal a pack, a sigma an array */
+        size_t n = d1->num_ops;
+        for (size_t k = 0; k < n; ++k) {
+            MimDef *p = mim_proj(w, d2, n, k);
+            if (!p || !alpha_(a, d1->ops[k], p)) return false;
+        }
+        return true;
+    }
+    case MIM_PACK:
+    case MIM_ARR: {
+        if (d1->node == d2->node) /* shapes were compared as arities */
+            return alpha_(a, d1->ops[d1->num_ops - 1], d2->ops[d2->num_ops - 1]);
+        uint64_t n;
+        if (mim_literal_arity(w, d1, &n)) {
+            for (uint64_t k = 0; k < n; ++k) {
+                MimDef *p1 = mim_proj(w, d1, n, k), *p2 = mim_proj(w, d2, n, k);
+                if (!p1 || !p2 || !alpha_(a, p1, p2)) return false;
+            }
+            return true;
+        }
+        break;
+    }
+    case MIM_UMAX:
+        if ((d1->dep & MIM_DEP_INFER) && d2->node != MIM_UMAX) {
+            d1 = solve_umax(a, d1, d2);
+            if (!d1) return false;
+        }
+        break;
+    default: break;
+    }
+
+    if (d1->node != d2->node || d1->flags != d2->flags || d1->num_ops != d2->num_ops) return false;
+    if (d1->node == MIM_VAR) return alpha_var(a, d1, d2);
+    for (size_t i = 0; i < d1->num_ops; ++i)
+        if (!alpha_(a, d1->ops[i], d2->ops[i])) return false;
+    return true;
+}
+
+static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
+    d1 = mim_resolve(a->w, d1);
+    d2 = mim_resolve(a->w, d2);
+    if (!d1 || !d2) return !d1 && !d2;
+    /* Identity suffices only without variables: λx.x vs λz.x */
+    if (d1 == d2 && !((d1->dep | d2->dep) & MIM_DEP_VAR)) return true;
+    if (d1 == d2 && d1->is_mut) return true;
+    if (d1->node == MIM_GLOBAL || d2->node == MIM_GLOBAL) return false;
+
+    void *prev;
+    if (d1->is_mut && !mim_ptrmap_add(&a->done, d1, d2, &prev)) return prev == d2;
+    if (d2->is_mut && !mim_ptrmap_add(&a->done, d2, d1, &prev)) return prev == d1;
+
+    bool h1 = d1->node == MIM_INFER, h2 = d2->node == MIM_INFER; /* resolved: open */
+    if ((d1->is_mut && !h1 && !is_set(d1)) || (d2->is_mut && !h2 && !is_set(d2))) return false;
+
+    if (a->infer) {
+        if (h1 && h2) {
+            mim_hole_union(a->w, d1, d2);
+            return true;
+        }
+        if (h1) return solve(a, d1, d2);
+        if (h2) return solve(a, d2, d1);
+    }
+
+    if (needs_swap(d1, d2)) {
+        MimDef *t = d1;
+        d1 = d2;
+        d2 = t;
+    }
+    bool imm = !d1->is_mut && !d2->is_mut;
+    if (imm && mim_pairmap_find(&a->same, d1, d2)) return true;
+    bool res = alpha_internal(a, d1, d2);
+    /* Only successes are remembered: they stay valid as the run proceeds
+     * (binder correspondences and hole solutions only ever grow). */
+    if (res && imm) mim_pairmap_put(&a->same, d1, d2, NULL);
+    return res;
+}
+
+bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
+    if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
+    Alpha al = {.w = w, .infer = infer};
+    bool res = alpha_(&al, a, b);
+    alpha_fini(&al);
+    return res;
+}
+
+/* ---- assignability (§9) -------------------------------------------------- */
+
+static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
+    MimWorld *w = a->w;
+    type = mim_resolve(w, type);
+    val = mim_resolve(w, val);
+    if (!type || !val) return false;
+    MimDef *vtype = mim_resolve(w, mim_type_of(w, val)); /* Type l has an implied type */
+    if (type == vtype) return true;
+    if (val->node == MIM_INFER) return alpha_(a, type, val->type); /* open hole */
+
+    if (type->node == MIM_SIGMA) {
+        if (!vtype || !alpha_(a, mim_arity(w, type), mim_arity(w, vtype))) return false;
+        size_t n = type->num_ops;
+        MimDef *small[8], **red = n <= 8 ? small : mim_xmalloc(n * sizeof *red);
+        bool ok = mim_reduce(w, type, val, red); /* dependent elements see val */
+        for (size_t k = 0; ok && k < n; ++k) {
+            MimDef *p = mim_proj(w, val, n, k);
+            ok = p && assignable_(a, red[k], p);
+        }
+        if (red != small) free(red);
+        return ok;
+    }
+    if (type->node == MIM_ARR) {
+        if (!vtype || !alpha_(a, mim_arity(w, type), mim_arity(w, vtype))) return false;
+        uint64_t n;
+        MimDef *shape = mim_resolve(w, type->ops[0]);
+        if (shape && shape->node == MIM_LIT && mim_def_lit(shape, &n)) {
+            for (uint64_t k = 0; k < n; ++k) {
+                MimDef *t = mim_proj(w, type, n, k), *v = mim_proj(w, val, n, k);
+                if (!t || !v || !assignable_(a, t, v)) return false;
+            }
+            return true;
+        }
+    } else if (val->node == MIM_VEL) {
+        return assignable_(a, type, val->ops[0]);
+    }
+    return alpha_(a, type, vtype);
+}
+
+bool mim_assignable(MimWorld *w, MimDef *type, MimDef *value) {
+    Alpha al = {.w = w, .infer = true};
+    bool res = assignable_(&al, type, value);
+    alpha_fini(&al);
+    return res;
+}
+
+/* ---- World lifecycle of the checking section ----------------------------- */
+
+void mim_check_world_fini(MimWorld *w) {
+    mim_fv_world_fini(w);
+    mim_subst_world_fini(w);
+    mim_arena_free(&w->check_arena);
+}

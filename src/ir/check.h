@@ -1,0 +1,116 @@
+/* Internal interface of the checking half of the IR (check.c, infer.c, fv.c,
+ * subst.c): α-equivalence, holes, free variables, substitution and rewriting.
+ * Used by the construction half (world.c, constructors) and by later passes
+ * (the -O1 cleanup and optimizer phases use the MimRewriter).
+ * The public part (mim_alpha, mim_assignable, mim_hole, mim_resolve,
+ * mim_subst, mim_reduce) is declared in include/mim/world.h; rebuilding of
+ * immutables and stubs of mutables (mim_def_rebuild, mim_stub) come from the
+ * construction half (ir/build.h). */
+#ifndef MIM_IR_CHECK_H
+#define MIM_IR_CHECK_H
+
+#include "ir/build.h"
+#include "ir/ir.h"
+#include "ir/world_impl.h"
+#include "util/ptrmap.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef MIM_VEC(MimDef *) MimDefVec;
+
+/* ---- World lifecycle (mim_world_free calls fini) ------------------------- */
+/* The checking section of a World is valid when zero-initialised. fini
+ * releases all memory owned by the checking code. */
+void mim_check_world_fini(MimWorld *w);
+void mim_fv_world_fini(MimWorld *w);    /* part of mim_check_world_fini */
+void mim_subst_world_fini(MimWorld *w); /* part of mim_check_world_fini */
+
+/* ---- holes (infer.c, semantics.md §7) ------------------------------------ */
+/* True iff d is an Infer node whose solution is unset. */
+bool mim_is_open_hole(const MimDef *d);
+/* Make the open hole `hole` point to `sol` (no checks; invalidates the free
+ * variables of everything computed through the hole). */
+void mim_hole_solve(MimWorld *w, MimDef *hole, MimDef *sol);
+/* Union two distinct open holes by rank (the lighter points to the heavier). */
+void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2);
+/* §7.2: rebuild the immutable parts of d that contain solved holes, bottom-up
+ * through the World constructors (renormalizing); solved holes are replaced
+ * by their (recursively eliminated) solutions. Mutables are kept. Returns d
+ * itself if nothing changed, NULL if a constructor failed. */
+MimDef *mim_eliminate_holes(MimWorld *w, MimDef *d);
+
+/* ---- free variables (fv.c, semantics.md §6) ------------------------------ */
+/* The Var node of a binder if it was created (NULL if never requested or if
+ * the binder's variable is the literal 0₁). */
+MimDef *mim_mut_has_var(const MimDef *mut);
+/* Must be called whenever operands of a mutable are set, reset or unset
+ * (hole solving calls it itself): drops the cached free variables of `mut`
+ * and of every mutable whose free variables were computed through it, and the
+ * cached reductions (mim_reduce, mim_beta) of `mut`. */
+void mim_fv_invalidate(MimWorld *w, MimDef *mut);
+/* Free variables of a mutable: sorted by gid, owned by the cache, valid until
+ * the next invalidation. An unset mutable has none. */
+MimDef *const *mim_mut_free_vars(MimWorld *w, MimDef *mut, size_t *n);
+/* Free variables of any node, appended to `out` sorted by gid. */
+void mim_free_vars(MimWorld *w, MimDef *d, MimDefVec *out);
+bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var);
+bool mim_is_closed(MimWorld *w, MimDef *d);
+
+/* ---- rewriting (subst.c, semantics.md §10.2) ----------------------------- */
+typedef struct MimRewriter MimRewriter;
+/* Per-node hook: return the rewritten node (NULL = error). A hook may call
+ * mim_rewrite_default (or _imm/_mut) for the standard behaviour ("super
+ * call"). The result is memoized by mim_rewrite. */
+typedef MimDef *(*MimRewriteHook)(MimRewriter *rw, MimDef *old);
+
+struct MimRewriter {
+    MimWorld *src, *dst; /* may be the same World */
+    MimPtrMap map;       /* old -> new, memo of this run */
+    MimPtrMap stubs;     /* old mutable -> its stub (even if immutabilized later) */
+    MimRewriteHook hook; /* NULL = mim_rewrite_default */
+    void *user;
+};
+
+void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewriteHook hook,
+                       void *user);
+void mim_rewriter_fini(MimRewriter *rw);
+/* Rewrite `old` (NULL stays NULL): resolve holes, memo lookup, hook. */
+MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
+/* Record old -> new (e.g. to seed a substitution); returns new. */
+MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_);
+/* Standard behaviour: mutables via mim_rewrite_mut, others via
+ * mim_rewrite_imm. */
+MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old);
+/* Rebuild an immutable from rewritten type/operands (mim_def_rebuild); an
+ * Extract with a literal rewritten index from a Tuple (or from an immutable
+ * Pack of constant shape) only rewrites the selected element (§10.1 branch
+ * short-circuit); a Var follows its binder's stub. */
+MimDef *mim_rewrite_imm(MimRewriter *rw, MimDef *old);
+/* Stub the mutable with the rewritten type (mim_stub), map it, set its
+ * rewritten operands, then immutabilize if possible (5.4). */
+MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old);
+
+/* ---- substitution (subst.c, semantics.md §10.1) -------------------------- */
+typedef struct MimSubst {
+    MimRewriter rw;
+    MimPtrMap vars; /* set of the Var nodes being substituted */
+} MimSubst;
+
+/* One substitution run var := arg (var must be a Var node); several nodes
+ * rewritten with the same run share the memo. */
+void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg);
+MimDef *mim_subst_rewrite(MimSubst *s, MimDef *e);
+void mim_subst_fini(MimSubst *s);
+
+/* β-reduction of a mutable Lam (semantics.md §4.13 step 5, §10.3): if lam is
+ * a set mutable Lam whose filter is not ff, substitute lam's variable by arg
+ * in the filter; only if the result is the literal tt, also substitute the
+ * body with the same memo, cache (lam, arg) -> reduct like mim_reduce, and
+ * store the reduced body in *body. A Lam without a variable reduces iff its
+ * filter is tt. Returns 1 if reduced, 0 if not, -1 on error. */
+int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body);
+
+#endif

@@ -1,0 +1,144 @@
+/* The Graphviz DOT output of a World (`--output-dot`, output-format.md §8):
+ * a depth-first walk from the externals (and, optionally, all annexes),
+ * each node drawn once, with operand edges and optionally type edges.
+ * Runs with the World frozen; nothing is built. */
+#include "ir/print.h"
+
+#include "ir/build.h"
+#include "ir/check.h"
+#include "ir/ir.h"
+#include "ir/world_impl.h"
+#include "util/ptrmap.h"
+#include "util/vec.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Dot {
+    MimWorld *w;
+    FILE *out;
+    bool follow_types;
+    MimPtrMap seen;
+} Dot;
+
+/* Text inside an HTML-like label or a quoted attribute. */
+static void put_escaped(FILE *out, const char *s) {
+    for (; *s; ++s) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\\': fputs("&#92;", out); break;
+        default: fputc(*s, out); break;
+        }
+    }
+}
+
+static void put_unique_name(FILE *out, const MimDef *d) {
+    put_escaped(out, d->name ? d->name : "");
+    fprintf(out, "_%" PRIu32, d->gid);
+}
+
+static void put_def_str(Dot *g, const MimDef *d) {
+    char *s = mim_def_to_str(g->w, d);
+    put_escaped(g->out, s);
+    free(s);
+}
+
+static const char *const sep = "&#13;&#10;";
+
+/* Debug information; its content is not a compatibility requirement. */
+static void put_tooltip(Dot *g, MimDef *d) {
+    FILE *out = g->out;
+    fputs("expr: ", out);
+    char *s = mim_def_inline_str(g->w, d, NULL);
+    put_escaped(out, s);
+    free(s);
+    fprintf(out, "%stype: ", sep);
+    if (d->type) put_def_str(g, d->type);
+    fprintf(out, "%sname: ", sep);
+    put_escaped(out, d->name ? d->name : "");
+    fprintf(out, "%sgid: %" PRIu32 "%sflags: 0x%" PRIx64, sep, d->gid, sep, d->flags);
+    MimDefVec fv = {0};
+    mim_free_vars(g->w, d, &fv);
+    fprintf(out, "%sfree_vars: {", sep);
+    for (size_t i = 0; i < fv.len; ++i) {
+        if (i) fputs(", ", out);
+        put_unique_name(out, fv.data[i]);
+    }
+    fputs("}", out);
+    mim_vec_free(&fv);
+    if (d->is_mut) fprintf(out, "%smutable%s", sep, d->is_external ? ", external" : "");
+    MimLoc loc = d->loc;
+    if (loc.begin.row) {
+        fprintf(out, "%sloc: ", sep);
+        put_escaped(out, loc.file ? loc.file : "<unknown file>");
+        fprintf(out, ":%" PRIu32 ":%" PRIu32, loc.begin.row, loc.begin.col);
+    }
+}
+
+static void node_line(Dot *g, MimDef *d) {
+    FILE *out = g->out;
+    fprintf(out, "    _%" PRIu32 "[", d->gid);
+    if (d->is_mut) fputs("style=\"filled,diagonals\"", out);
+    fputs("label=<", out);
+    put_unique_name(out, d);
+    fputs("<br/>", out);
+    if (d->node == MIM_LIT) {
+        char *s = mim_def_inline_str(g->w, d, NULL);
+        put_escaped(out, s);
+        free(s);
+        fputs("\n", out);
+    } else {
+        fputs(mim_node_name((MimNode)d->node), out);
+    }
+    fprintf(out, ">,fillcolor=\"%g 0.5 0.75\",", (double)d->node / 30.0);
+    if (mim_is_closed(g->w, d)) fputs("rank=min,", out);
+    fputs("tooltip=\"", out);
+    put_tooltip(g, d);
+    fputs("\"];\n", out);
+}
+
+static bool invisible_edge(const MimDef *d, const MimDef *op) {
+    return op->node == MIM_LIT || op->node == MIM_AXIOM || d->node == MIM_VAR ||
+           d->node == MIM_NAT || d->node == MIM_IDX;
+}
+
+/* Recursion follows the graph depth (the CLI runs on a large stack); the
+ * seen set cuts cycles. */
+static void dot_def(Dot *g, MimDef *d) {
+    if (!d || !mim_ptrmap_add(&g->seen, d, NULL, NULL)) return;
+    node_line(g, d);
+    if (mim_def_is_set(d)) {
+        for (size_t i = 0; i < d->num_ops; ++i) {
+            MimDef *op = d->ops[i];
+            if (!op) continue;
+            dot_def(g, op);
+            fprintf(g->out, "    _%" PRIu32 " -> _%" PRIu32 "[taillabel=\"%zu\",", d->gid, op->gid, i);
+            if (invisible_edge(d, op)) fputs("fontcolor=\"#00000000\",color=\"#00000000\",constraint=false];\n", g->out);
+            else fputs("];\n", g->out);
+        }
+    }
+    if (g->follow_types) {
+        MimDef *T = mim_def_type(d);
+        if (T) {
+            dot_def(g, T);
+            fprintf(g->out, "    _%" PRIu32 " -> _%" PRIu32 "[color=\"#00000000\",constraint=false,style=dashed];\n",
+                    d->gid, T->gid);
+        }
+    }
+}
+
+void mim_print_dot(MimWorld *w, FILE *out, bool follow_types, bool all_annexes) {
+    bool was_frozen = mim_world_freeze(w, true);
+    Dot g = {w, out, follow_types, {0}};
+    fputs("digraph {\n    ordering=out;\n    splines=false;\n    node [shape=box,style=filled];\n", out);
+    for (size_t i = 0; i < w->externals.len; ++i) dot_def(&g, w->externals.data[i]);
+    if (all_annexes)
+        for (size_t i = 0; i < w->annexes.len; ++i) dot_def(&g, w->annexes.data[i].def);
+    fputs("}\n", out);
+    mim_ptrmap_free(&g.seen);
+    mim_world_freeze(w, was_frozen);
+}

@@ -1,0 +1,328 @@
+/* Free variables (semantics.md §6).
+ *
+ * Immutables: the local vars and local muts are found by walking the
+ * immutable "skin" (operands and types, stopping at Vars and mutables,
+ * pruned by the dependency bits); nothing is cached for immutables.
+ * Mutables: fv(m) = (local vars of m's type/ops ∪ fv of m's local muts)
+ * minus m's own variable, cached in a record per mutable. Cycles between
+ * mutables are handled by Tarjan's SCC algorithm with a fixed-point
+ * iteration inside each component. Each record lists its *consumers* (the
+ * mutables whose free variables were computed through it); invalidating a
+ * record invalidates its consumers transitively (5.1). */
+#include "ir/check.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct MimFreeVars {
+    MimDef **vars; /* sorted by gid, heap */
+    size_t n;
+    bool valid, on_stack;
+    uint32_t index, low; /* Tarjan numbering while computing; 0 = unvisited */
+    MimDefVec consumers; /* mutables computed through this one */
+    MimDefVec lvars, lmuts; /* scratch during computation: local vars/muts */
+    MimFreeVars *next;   /* list of all records of the World */
+};
+
+MimDef *mim_mut_has_var(const MimDef *mut) {
+    MimDef *v = mut->u.mut.var;
+    return mim_is(v, MIM_VAR) ? v : NULL;
+}
+
+static MimFreeVars *record(MimWorld *w, MimDef *mut) {
+    MimFreeVars *r = mut->u.mut.fv;
+    if (!r) {
+        r = mim_arena_alloc(&w->check_arena, sizeof *r);
+        r->next = w->fv_records;
+        w->fv_records = r;
+        mut->u.mut.fv = r;
+    }
+    return r;
+}
+
+void mim_fv_world_fini(MimWorld *w) {
+    for (MimFreeVars *r = w->fv_records; r; r = r->next) {
+        free(r->vars);
+        mim_vec_free(&r->consumers);
+        mim_vec_free(&r->lvars);
+        mim_vec_free(&r->lmuts);
+    }
+    w->fv_records = NULL;
+}
+
+/* ---- invalidation -------------------------------------------------------- */
+
+void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
+    /* Cached reductions of this binder are stale too (subst.c). */
+    void **gen = mim_ptrmap_find(&w->reduce_gen, mut);
+    if (gen) *gen = (void *)((uintptr_t)*gen + 1);
+    w->mut_epoch++;
+
+    MimFreeVars *r = mut->u.mut.fv;
+    if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
+    r->valid = false;
+    free(r->vars);
+    r->vars = NULL;
+    r->n = 0;
+    /* Detach the consumer list first: the recursion may re-enter cycles. */
+    MimDefVec cons = r->consumers;
+    memset(&r->consumers, 0, sizeof r->consumers);
+    for (size_t i = 0; i < cons.len; ++i) mim_fv_invalidate(w, cons.data[i]);
+    mim_vec_free(&cons);
+}
+
+/* ---- sorted Var sets ------------------------------------------------------ */
+
+static int cmp_gid(const void *a, const void *b) {
+    uint32_t x = (*(MimDef *const *)a)->gid, y = (*(MimDef *const *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+/* out := a ∪ b (sorted, duplicate-free inputs); out must not alias a or b. */
+static void set_union(MimDefVec *out, MimDef *const *a, size_t na, MimDef *const *b, size_t nb) {
+    out->len = 0;
+    mim_vec_reserve(out, na + nb);
+    size_t i = 0, j = 0;
+    while (i < na || j < nb) {
+        MimDef *x;
+        if (j == nb || (i < na && a[i]->gid < b[j]->gid)) x = a[i++];
+        else if (i == na || b[j]->gid < a[i]->gid) x = b[j++];
+        else x = a[i++], j++;
+        out->data[out->len++] = x;
+    }
+}
+
+static void sort_unique(MimDefVec *v) {
+    if (v->len < 2) return;
+    qsort(v->data, v->len, sizeof *v->data, cmp_gid);
+    size_t k = 1;
+    for (size_t i = 1; i < v->len; ++i)
+        if (v->data[i] != v->data[k - 1]) v->data[k++] = v->data[i];
+    v->len = k;
+}
+
+/* ---- local vars / local muts of the immutable skin ----------------------- */
+
+typedef struct Skin {
+    MimPtrMap seen; /* immutables and mutables already collected */
+    MimDefVec *vars, *muts;
+} Skin;
+
+static void skin_walk(Skin *s, MimDef *d) {
+    if (!d || !(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT))) return;
+    if (!mim_ptrmap_add(&s->seen, d, NULL, NULL)) return;
+    if (d->is_mut) {
+        mim_vec_push(s->muts, d);
+        return;
+    }
+    if (d->node == MIM_VAR) { /* a Var's local var is itself; its binder is not a local mut */
+        mim_vec_push(s->vars, d);
+        return;
+    }
+    if (d->node != MIM_TYPE) skin_walk(s, d->type);
+    for (size_t i = 0; i < d->num_ops; ++i) skin_walk(s, d->ops[i]);
+}
+
+/* Local vars (sorted) and local muts (in discovery order) of the type and
+ * operands of `d` (of d itself if `self` and d is immutable). */
+static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts) {
+    Skin s = {.vars = vars, .muts = muts};
+    if (self) {
+        skin_walk(&s, d);
+    } else {
+        skin_walk(&s, d->type);
+        for (size_t i = 0; i < d->num_ops; ++i) skin_walk(&s, d->ops[i]);
+    }
+    mim_ptrmap_free(&s.seen);
+    sort_unique(vars);
+}
+
+/* ---- free variables of mutables: Tarjan + fixed point -------------------- */
+
+static bool mut_is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->num_ops - 1]; }
+
+typedef struct Tarjan {
+    MimWorld *w;
+    MimDefVec stack;
+    MimDefVec tmp;
+} Tarjan;
+
+/* Recompute fv(m) from its locals; returns whether it changed. */
+static bool recompute(Tarjan *t, MimDef *m) {
+    MimFreeVars *r = m->u.mut.fv;
+    MimDefVec acc = {0};
+    mim_vec_reserve(&acc, r->lvars.len);
+    memcpy(acc.data, r->lvars.data, r->lvars.len * sizeof *acc.data);
+    acc.len = r->lvars.len;
+    for (size_t i = 0; i < r->lmuts.len; ++i) {
+        MimFreeVars *q = r->lmuts.data[i]->u.mut.fv;
+        if (!q->n) continue;
+        set_union(&t->tmp, acc.data, acc.len, q->vars, q->n);
+        MimDefVec x = acc;
+        acc = t->tmp;
+        t->tmp = x;
+    }
+    MimDef *own = mim_mut_has_var(m);
+    if (own) {
+        size_t k = 0;
+        for (size_t i = 0; i < acc.len; ++i)
+            if (acc.data[i] != own) acc.data[k++] = acc.data[i];
+        acc.len = k;
+    }
+    bool changed = acc.len != r->n || (acc.len && memcmp(acc.data, r->vars, acc.len * sizeof *acc.data));
+    if (changed) {
+        free(r->vars);
+        r->vars = acc.data;
+        r->n = acc.len;
+    } else {
+        mim_vec_free(&acc);
+    }
+    return changed;
+}
+
+/* Stale duplicates would only cause harmless extra invalidations; a short
+ * scan keeps the common case (recomputed consumers) from growing the list. */
+static void add_consumer(MimFreeVars *q, MimDef *m) {
+    size_t n = q->consumers.len, lim = n < 16 ? n : 16;
+    for (size_t i = 0; i < lim; ++i)
+        if (q->consumers.data[n - 1 - i] == m) return;
+    mim_vec_push(&q->consumers, m);
+}
+
+static void visit(Tarjan *t, MimDef *m) {
+    MimWorld *w = t->w;
+    MimFreeVars *r = record(w, m);
+    r->index = r->low = ++w->fv_counter;
+    r->on_stack = true;
+    mim_vec_push(&t->stack, m);
+    r->lvars.len = r->lmuts.len = 0;
+    locals(m, false, &r->lvars, &r->lmuts);
+
+    for (size_t i = 0; i < r->lmuts.len; ++i) {
+        MimDef *m2 = r->lmuts.data[i];
+        MimFreeVars *q = record(w, m2);
+        add_consumer(q, m);
+        if (q->valid) continue;
+        if (!mut_is_set(m2)) { /* an unfinished mutable has no free variables (yet) */
+            free(q->vars);
+            q->vars = NULL;
+            q->n = 0;
+            q->valid = true;
+            continue;
+        }
+        if (!q->index) {
+            visit(t, m2);
+            /* a completed component was reset (index 0) and does not count */
+            if (q->on_stack && q->low < r->low) r->low = q->low;
+        } else if (q->on_stack && q->index < r->low) {
+            r->low = q->index;
+        }
+    }
+    if (r->low != r->index) return;
+
+    /* m is the root of a component: pop it and iterate to the fixed point. */
+    size_t base = t->stack.len;
+    while (t->stack.data[base - 1] != m) base--;
+    base--;
+    for (size_t i = base; i < t->stack.len; ++i) {
+        MimFreeVars *q = t->stack.data[i]->u.mut.fv;
+        free(q->vars);
+        q->vars = NULL;
+        q->n = 0;
+        q->valid = true; /* members read each other's partial sets */
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = base; i < t->stack.len; ++i) changed |= recompute(t, t->stack.data[i]);
+    }
+    for (size_t i = base; i < t->stack.len; ++i) {
+        MimFreeVars *q = t->stack.data[i]->u.mut.fv;
+        q->on_stack = false;
+        q->index = q->low = 0;
+        mim_vec_free(&q->lvars);
+        mim_vec_free(&q->lmuts);
+    }
+    t->stack.len = base;
+}
+
+MimDef *const *mim_mut_free_vars(MimWorld *w, MimDef *mut, size_t *n) {
+    MimFreeVars *r = record(w, mut);
+    if (!r->valid) {
+        if (!mut_is_set(mut)) {
+            r->valid = true;
+            r->n = 0;
+        } else {
+            Tarjan t = {.w = w};
+            visit(&t, mut);
+            assert(t.stack.len == 0 && r->valid);
+            mim_vec_free(&t.stack);
+            mim_vec_free(&t.tmp);
+        }
+    }
+    *n = r->n;
+    return r->vars;
+}
+
+void mim_free_vars(MimWorld *w, MimDef *d, MimDefVec *out) {
+    if (!d) return;
+    MimDefVec acc = {0}, muts = {0}, tmp = {0};
+    if (d->is_mut) {
+        mim_vec_push(&muts, d);
+    } else {
+        locals(d, true, &acc, &muts);
+    }
+    for (size_t i = 0; i < muts.len; ++i) {
+        size_t n;
+        MimDef *const *fv = mim_mut_free_vars(w, muts.data[i], &n);
+        if (!n) continue;
+        set_union(&tmp, acc.data, acc.len, fv, n);
+        MimDefVec x = acc;
+        acc = tmp;
+        tmp = x;
+    }
+    for (size_t i = 0; i < acc.len; ++i) mim_vec_push(out, acc.data[i]);
+    mim_vec_free(&acc);
+    mim_vec_free(&muts);
+    mim_vec_free(&tmp);
+}
+
+static bool contains(MimDef *const *vars, size_t n, MimDef *var) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (vars[mid] == var) return true;
+        if (vars[mid]->gid < var->gid) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var) {
+    if (!d || !var) return false;
+    if (d->is_mut) {
+        size_t n;
+        MimDef *const *fv = mim_mut_free_vars(w, d, &n);
+        return contains(fv, n, var);
+    }
+    MimDefVec fv = {0};
+    mim_free_vars(w, d, &fv);
+    bool res = contains(fv.data, fv.len, var);
+    mim_vec_free(&fv);
+    return res;
+}
+
+bool mim_is_closed(MimWorld *w, MimDef *d) {
+    if (!d) return true;
+    if (d->is_mut) {
+        size_t n;
+        mim_mut_free_vars(w, d, &n);
+        return n == 0;
+    }
+    if (!(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT))) return true;
+    MimDefVec fv = {0};
+    mim_free_vars(w, d, &fv);
+    bool res = fv.len == 0;
+    mim_vec_free(&fv);
+    return res;
+}

@@ -1,0 +1,119 @@
+/* Holes (semantics.md §7): mutable Infer nodes with one operand, their
+ * solution. Holes are unified with union-find (rank in the flags, path
+ * compression in mim_resolve); solved holes are eliminated from immutable
+ * nodes by rebuilding them through the World constructors (§7.2). */
+#include "ir/check.h"
+
+#include <assert.h>
+#include <string.h>
+
+bool mim_is_open_hole(const MimDef *d) { return mim_is(d, MIM_INFER) && !d->ops[0]; }
+
+MimDef *mim_hole(MimWorld *w, MimDef *type) {
+    return mim_alloc_mut(w, MIM_INFER, type, 0, 1); /* rank 0 in the flags */
+}
+
+/* Last node of the chain of solved holes starting at d, with path
+ * compression: every hole on the chain then points directly to the root. */
+static MimDef *find_root(MimDef *d) {
+    MimDef *root = d;
+    while (root->node == MIM_INFER && root->ops[0]) root = root->ops[0];
+    while (d->node == MIM_INFER && d->ops[0] && d->ops[0] != root) {
+        MimDef *next = d->ops[0];
+        d->ops[0] = root;
+        d = next;
+    }
+    return root;
+}
+
+MimDef *mim_resolve(MimWorld *w, MimDef *d) {
+    if (!d) return NULL;
+    MimDef *root = find_root(d);
+    /* A Tuple or Type representative that contains (possibly now solved)
+     * holes is rebuilt with the solutions (§7.1). */
+    if (!root->is_mut && (root->node == MIM_TUPLE || root->node == MIM_TYPE) &&
+        (root->dep & MIM_DEP_INFER)) {
+        MimDef *rebuilt = mim_eliminate_holes(w, root);
+        if (rebuilt && rebuilt != root) {
+            root = rebuilt;
+            if (d->node == MIM_INFER && d->ops[0]) d->ops[0] = root; /* cache it */
+        }
+    }
+    return root;
+}
+
+void mim_hole_solve(MimWorld *w, MimDef *hole, MimDef *sol) {
+    assert(mim_is_open_hole(hole) && sol != hole);
+    hole->ops[0] = sol;
+    mim_fv_invalidate(w, hole);
+}
+
+void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2) {
+    if (h1->flags < h2->flags) { /* make h1 the heavier one */
+        MimDef *t = h1;
+        h1 = h2;
+        h2 = t;
+    }
+    if (h1->flags == h2->flags) h1->flags++;
+    mim_hole_solve(w, h2, h1);
+}
+
+/* ---- elimination of solved holes (§7.2) ---------------------------------- */
+
+typedef struct Elim {
+    MimWorld *w;
+    MimPtrMap memo; /* immutable -> rebuilt; the map itself marks "in progress" */
+    bool failed;
+} Elim;
+
+static MimDef *elim(Elim *e, MimDef *d);
+
+static MimDef *elim_imm(Elim *e, MimDef *d) {
+    void **hit = mim_ptrmap_find(&e->memo, d);
+    if (hit) return *hit ? *hit : d; /* NULL value: in progress (cycle via a hole) */
+    mim_ptrmap_put(&e->memo, d, NULL);
+
+    size_t n = d->num_ops;
+    MimDef *small[8], **ops = n <= 8 ? small : mim_xmalloc(n * sizeof *ops);
+    bool changed = false;
+    MimDef *type = d->type;
+    if (type && d->node != MIM_TYPE) { /* the type of Type is implied by its level */
+        type = elim(e, type);
+        changed |= type != d->type;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        ops[i] = elim(e, d->ops[i]);
+        changed |= ops[i] != d->ops[i];
+    }
+    MimDef *res = d;
+    if (!e->failed && changed) {
+        res = mim_def_rebuild(e->w, d, type, ops);
+        if (!res) {
+            /* Frozen Worlds cannot build: keep the original. Otherwise a
+             * constructor reported an error. */
+            if (!e->w->frozen) e->failed = true;
+            res = d;
+        }
+    }
+    if (ops != small) free(ops);
+    mim_ptrmap_put(&e->memo, d, res);
+    return res;
+}
+
+static MimDef *elim(Elim *e, MimDef *d) {
+    if (!d || !(d->dep & MIM_DEP_INFER)) return d;
+    if (d->node == MIM_INFER) {
+        MimDef *root = find_root(d);
+        return root == d ? d : elim(e, root);
+    }
+    if (d->is_mut) return d; /* only immutable parts are rebuilt */
+    return elim_imm(e, d);
+}
+
+MimDef *mim_eliminate_holes(MimWorld *w, MimDef *d) {
+    if (!d || !(d->dep & MIM_DEP_INFER)) return d;
+    Elim e = {.w = w};
+    MimDef *res = elim(&e, d);
+    mim_ptrmap_free(&e.memo);
+    return e.failed ? NULL : res;
+}

@@ -1,0 +1,49 @@
+/* Internal layout of nodes, shared by the IR modules (world, normalization,
+ * checking, substitution, printing). Code outside src/ir and the front end
+ * uses the accessors of include/mim/def.h instead. */
+#ifndef MIM_IR_IR_H
+#define MIM_IR_IR_H
+
+#include "mim/def.h"
+#include "mim/world.h"
+#include "util/sym.h"
+
+typedef struct MimFreeVars MimFreeVars; /* cached free-variable set of a mutable */
+
+struct MimDef {
+    MimDef *type;   /* NULL only for Univ; for mutables may be replaced */
+    uint64_t flags; /* literal value, annex id, implicit bit, hole rank, ... */
+    uint64_t hash;  /* immutables: structural hash (computed from gids) */
+    uint32_t gid;
+    uint32_t num_ops;
+    uint8_t node;     /* MimNode */
+    uint8_t dep;      /* MIM_DEP_* */
+    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1;
+    uint8_t curry, trip; /* App: counter of this application; Axiom: initial counters */
+    MimSym name;
+    MimLoc loc;
+    union {
+        struct {                /* mutables */
+            MimDef *var;        /* the binder's variable (or 0₁), NULL until requested */
+            MimFreeVars *fv;    /* cache, NULL = not computed / invalidated */
+            MimSym *fields;     /* Sigma: field names by element (front end), may be NULL */
+        } mut;
+        struct {
+            MimDef *axiom; /* App: head axiom of the curried chain, or NULL */
+        } app;
+        struct {
+            MimNormalizer norm; /* Axiom */
+        } ax;
+        struct {
+            MimWorld *world; /* Type: its type Type (l+1) is built on demand */
+        } ty;
+    } u;
+    MimDef *ops[]; /* num_ops operands; for mutables NULL while unset */
+};
+
+/* Implicit bit of a Pi lives in flags bit 0. */
+#define MIM_PI_IMPLICIT 1u
+
+static inline bool mim_is(const MimDef *d, MimNode n) { return d && d->node == n; }
+
+#endif

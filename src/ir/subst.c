@@ -1,0 +1,285 @@
+/* Substitution, rewriting and partial evaluation (semantics.md §10).
+ *
+ * MimRewriter is the general world-to-world rebuilder (§10.2): every node is
+ * rebuilt through the World constructors (so everything is renormalized),
+ * mutables are stubbed (5.5), filled and immutabilized when possible. A hook
+ * lets clients (substitution, -O1 cleanup, optimizer passes) change the rule
+ * per node. Substitution (§10.1) is a rewriter within one World whose hook
+ * leaves unaffected parts alone. mim_reduce/mim_beta cache their results per
+ * (binder, argument) in the World. */
+#include "ir/check.h"
+
+#include <string.h>
+
+/* Bound on nested β-reductions; each level costs a few stack frames per
+ * level of the reduced body, far below the CLI's stack. */
+#define MIM_MAX_BETA_DEPTH 10000u
+
+/* ---- the general rewriter ------------------------------------------------ */
+
+void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewriteHook hook,
+                       void *user) {
+    memset(rw, 0, sizeof *rw);
+    rw->src = src;
+    rw->dst = dst;
+    rw->hook = hook;
+    rw->user = user;
+}
+
+void mim_rewriter_fini(MimRewriter *rw) {
+    mim_ptrmap_free(&rw->map);
+    mim_ptrmap_free(&rw->stubs);
+}
+
+MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_) {
+    mim_ptrmap_put(&rw->map, old, new_);
+    return new_;
+}
+
+MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
+    if (!old) return NULL;
+    old = mim_resolve(rw->src, old);
+    void **hit = mim_ptrmap_find(&rw->map, old);
+    if (hit) return *hit;
+    MimDef *res = rw->hook ? rw->hook(rw, old) : mim_rewrite_default(rw, old);
+    if (res) mim_ptrmap_put(&rw->map, old, res);
+    return res;
+}
+
+MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old) {
+    return old->is_mut ? mim_rewrite_mut(rw, old) : mim_rewrite_imm(rw, old);
+}
+
+static bool is_const(const MimDef *d) { return !(d->dep & (MIM_DEP_MUT | MIM_DEP_VAR)); }
+
+/* §10.1 branch short-circuit: t#k with literal k only rewrites what is
+ * selected, so a branch that is not taken is never unfolded. */
+static MimDef *rewrite_extract(MimRewriter *rw, MimDef *old) {
+    MimDef *index = mim_rewrite(rw, old->ops[1]);
+    if (!index) return NULL;
+    uint64_t k;
+    if (mim_is(index, MIM_LIT) && mim_def_lit(index, &k)) {
+        MimDef *tuple = mim_resolve(rw->src, old->ops[0]);
+        if (mim_is(tuple, MIM_TUPLE) && !tuple->is_mut && k < tuple->num_ops)
+            return mim_rewrite(rw, tuple->ops[k]);
+        if (mim_is(tuple, MIM_PACK) && !tuple->is_mut && mim_is(tuple->type, MIM_ARR) &&
+            is_const(tuple->type->ops[0]))
+            return mim_rewrite(rw, tuple->ops[0]);
+    }
+    MimDef *tuple = mim_rewrite(rw, old->ops[0]);
+    return tuple ? mim_extract(rw->dst, tuple, index) : NULL;
+}
+
+/* A variable follows its binder: the stub made for it in this run, or the
+ * binder's rewrite when rewriting into another World. */
+static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
+    MimDef *binder = old->ops[0];
+    MimDef *stub = mim_ptrmap_get(&rw->stubs, binder);
+    if (stub) return mim_var(rw->dst, stub);
+    if (rw->src == rw->dst) return old;
+    MimDef *nb = mim_rewrite(rw, binder);
+    if (!nb) return NULL;
+    if (!nb->is_mut) return NULL; /* binder was immutabilized away: no variable left */
+    return mim_var(rw->dst, nb);
+}
+
+MimDef *mim_rewrite_imm(MimRewriter *rw, MimDef *old) {
+    if (old->node == MIM_EXTRACT) return rewrite_extract(rw, old);
+    if (old->node == MIM_VAR) return rewrite_var(rw, old);
+
+    MimDef *type = NULL;
+    if (old->type && old->node != MIM_TYPE) { /* the type of Type follows its level */
+        type = mim_rewrite(rw, old->type);
+        if (!type) return NULL;
+    }
+    size_t n = old->num_ops;
+    MimDef *small[8], **ops = n <= 8 ? small : mim_xmalloc(n * sizeof *ops);
+    MimDef *res = NULL;
+    size_t i = 0;
+    for (; i < n; ++i)
+        if (!(ops[i] = mim_rewrite(rw, old->ops[i]))) break;
+    if (i == n) res = mim_def_rebuild(rw->dst, old, type, ops);
+    if (ops != small) free(ops);
+    return res;
+}
+
+static bool is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->num_ops - 1]; }
+
+MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old) {
+    MimDef *type = mim_rewrite(rw, old->type);
+    if (!type) return NULL;
+    /* The type may have mapped `old` already (a recursive type). */
+    void **hit = mim_ptrmap_find(&rw->map, old);
+    if (hit) return *hit;
+    MimDef *stub = mim_stub(rw->dst, old, type);
+    if (!stub) return NULL;
+    mim_rewriter_map(rw, old, stub);
+    mim_ptrmap_put(&rw->stubs, old, stub);
+    for (size_t i = 0; i < old->num_ops && old->ops[i]; ++i) {
+        MimDef *op = mim_rewrite(rw, old->ops[i]);
+        if (!op || !mim_mut_set(rw->dst, stub, i, op)) return NULL;
+    }
+    if (!is_set(stub) || stub->node == MIM_INFER) return stub;
+    MimDef *imm = mim_immutabilize(rw->dst, stub);
+    if (!imm) return NULL;
+    return mim_rewriter_map(rw, old, imm);
+}
+
+/* ---- substitution -------------------------------------------------------- */
+
+/* Does mutable m have one of the variables being substituted free? */
+static bool affected(MimSubst *s, MimDef *m) {
+    size_t n;
+    MimDef *const *fv = mim_mut_free_vars(s->rw.src, m, &n);
+    for (size_t i = 0; i < n; ++i)
+        if (mim_ptrmap_has(&s->vars, fv[i])) return true;
+    return false;
+}
+
+static MimDef *subst_hook(MimRewriter *rw, MimDef *old) {
+    MimSubst *s = rw->user;
+    if (is_const(old)) return old; /* no local vars, no local muts */
+    if (old->is_mut) {
+        if (!affected(s, old)) return old;
+        MimDef *var = mim_mut_has_var(old);
+        if (var) mim_ptrmap_put(&s->vars, var, NULL);
+        return mim_rewrite_mut(rw, old);
+    }
+    return mim_rewrite_imm(rw, old);
+}
+
+void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg) {
+    memset(s, 0, sizeof *s);
+    mim_rewriter_init(&s->rw, w, w, subst_hook, s);
+    mim_ptrmap_put(&s->vars, var, NULL);
+    mim_rewriter_map(&s->rw, var, arg);
+}
+
+MimDef *mim_subst_rewrite(MimSubst *s, MimDef *e) { return mim_rewrite(&s->rw, e); }
+
+void mim_subst_fini(MimSubst *s) {
+    mim_rewriter_fini(&s->rw);
+    mim_ptrmap_free(&s->vars);
+}
+
+MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
+    if (!e || !mut || !arg) return NULL;
+    MimDef *var = mut->is_mut ? mim_mut_has_var(mut) : NULL;
+    if (!var) return e; /* nothing can refer to a variable that was never made */
+    MimSubst s;
+    mim_subst_init(&s, w, var, arg);
+    MimDef *res = mim_subst_rewrite(&s, e);
+    mim_subst_fini(&s);
+    return res;
+}
+
+/* ---- reduction cache ----------------------------------------------------- */
+
+typedef struct MimReduct {
+    uintptr_t gen; /* generation of the binder when computed (see mim_fv_invalidate) */
+    size_t n;
+    MimDef *ops[];
+} MimReduct;
+
+static uintptr_t binder_gen(MimWorld *w, MimDef *mut) {
+    void **g = mim_ptrmap_find(&w->reduce_gen, mut);
+    if (!g) {
+        mim_ptrmap_put(&w->reduce_gen, mut, NULL);
+        return 0;
+    }
+    return (uintptr_t)*g;
+}
+
+static MimReduct *cached(MimWorld *w, MimDef *mut, MimDef *arg) {
+    void **hit = mim_pairmap_find(&w->reduce_cache, mut, arg);
+    if (!hit) return NULL;
+    MimReduct *r = *hit;
+    return r->gen == binder_gen(w, mut) ? r : NULL;
+}
+
+static void store(MimWorld *w, MimDef *mut, MimDef *arg, MimDef *const *ops, size_t n) {
+    MimReduct *r = mim_arena_alloc(&w->check_arena, sizeof *r + n * sizeof *ops);
+    r->gen = binder_gen(w, mut);
+    r->n = n;
+    memcpy(r->ops, ops, n * sizeof *ops);
+    mim_pairmap_put(&w->reduce_cache, mut, arg, r);
+}
+
+bool mim_reduce(MimWorld *w, MimDef *mut, MimDef *arg, MimDef **out) {
+    if (!mut || !arg) return false;
+    size_t n = mut->num_ops;
+    MimDef *var = mut->is_mut ? mim_mut_has_var(mut) : NULL;
+    if (!var) {
+        memcpy(out, mut->ops, n * sizeof *out);
+        return true;
+    }
+    MimReduct *r = cached(w, mut, arg);
+    if (r && r->n == n) {
+        memcpy(out, r->ops, n * sizeof *out);
+        return true;
+    }
+    MimSubst s;
+    mim_subst_init(&s, w, var, arg);
+    bool ok = true;
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = NULL;
+        if (mut->ops[i] && !(out[i] = mim_subst_rewrite(&s, mut->ops[i]))) ok = false;
+        if (!ok) break;
+    }
+    mim_subst_fini(&s);
+    if (ok) store(w, mut, arg, out, n);
+    return ok;
+}
+
+int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
+    if (!lam || !arg || !mim_is(lam, MIM_LAM) || !lam->is_mut || !is_set(lam)) return 0;
+    MimDef *tt = w->builtin.tt, *filter = mim_resolve(w, lam->ops[0]);
+    if (filter == w->builtin.ff) return 0;
+    MimDef *var = mim_mut_has_var(lam);
+    if (!var) {
+        if (filter != tt) return 0;
+        *body = lam->ops[1];
+        return 1;
+    }
+    MimReduct *r = cached(w, lam, arg);
+    if (r) {
+        if (r->n != 2 || r->ops[0] != tt) return 0;
+        *body = r->ops[1];
+        return 1;
+    }
+    /* A recursive function whose filter keeps yielding tt unfolds forever
+     * (by design, §10.3); report it instead of exhausting the stack. */
+    if (w->beta_depth >= MIM_MAX_BETA_DEPTH) {
+        mim_err(w, "partial evaluation nested too deeply (more than %u reductions): "
+                   "a recursive function whose filter is always 'tt' does not terminate",
+                (unsigned)MIM_MAX_BETA_DEPTH);
+        return -1;
+    }
+    /* The body is only substituted when the filter says so: this is what
+     * stops the unfolding of recursive functions (§10.3). */
+    w->beta_depth++;
+    MimSubst s;
+    mim_subst_init(&s, w, var, arg);
+    int res = 0;
+    MimDef *ops[2] = {mim_subst_rewrite(&s, filter), NULL};
+    if (!ops[0]) {
+        res = -1;
+    } else if (ops[0] == tt) {
+        ops[1] = mim_subst_rewrite(&s, lam->ops[1]);
+        if (!ops[1]) {
+            res = -1;
+        } else {
+            store(w, lam, arg, ops, 2);
+            *body = ops[1];
+            res = 1;
+        }
+    }
+    mim_subst_fini(&s);
+    w->beta_depth--;
+    return res;
+}
+
+void mim_subst_world_fini(MimWorld *w) {
+    mim_pairmap_free(&w->reduce_cache);
+    mim_ptrmap_free(&w->reduce_gen);
+}

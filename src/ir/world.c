@@ -1,0 +1,301 @@
+/* The World: lifetime, node allocation with gids, hash-consing of immutables
+ * (open addressing keyed on a structural hash), frozen mode, symbols,
+ * diagnostics, externals and the annex table (semantics.md §1, §5.3, §12.3).
+ * The builtins of semantics.md §4.2 are created here, Univ first (gid 1). */
+#include "ir/build.h"
+#include "ir/check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hash-consing ------------------------------------------------------- */
+
+static uint64_t structural_hash(MimNode node, const MimDef *type, uint64_t flags,
+                                MimDef *const *ops, size_t n) {
+    uint64_t h = mim_hash_mix(0x6d696d6972ull, node);
+    h = mim_hash_mix(h, flags);
+    h = mim_hash_mix(h, type ? type->gid : 0);
+    for (size_t i = 0; i < n; ++i) h = mim_hash_mix(h, ops[i]->gid);
+    return mim_hash_mix(h, n);
+}
+
+static bool same_node(const MimDef *d, uint64_t hash, MimNode node, const MimDef *type,
+                      uint64_t flags, MimDef *const *ops, size_t n) {
+    if (d->hash != hash || d->node != node || d->flags != flags || d->num_ops != n ||
+        d->type != type)
+        return false;
+    for (size_t i = 0; i < n; ++i)
+        if (d->ops[i] != ops[i]) return false;
+    return true;
+}
+
+/* Slot holding the node equal to the key, or the empty slot where it goes. */
+static MimDef **table_find(MimHashSet *t, uint64_t hash, MimNode node, const MimDef *type,
+                           uint64_t flags, MimDef *const *ops, size_t n) {
+    size_t mask = t->cap - 1;
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        MimDef **slot = &t->slots[i];
+        if (!*slot || same_node(*slot, hash, node, type, flags, ops, n)) return slot;
+    }
+}
+
+static void table_grow(MimHashSet *t) {
+    size_t old_cap = t->cap;
+    MimDef **old = t->slots;
+    t->cap = old_cap ? old_cap * 2 : 1024;
+    t->slots = mim_xcalloc(t->cap, sizeof *t->slots);
+    size_t mask = t->cap - 1;
+    for (size_t i = 0; i < old_cap; ++i) {
+        MimDef *d = old[i];
+        if (!d) continue;
+        size_t j = (size_t)d->hash & mask;
+        while (t->slots[j]) j = (j + 1) & mask;
+        t->slots[j] = d;
+    }
+    free(old);
+}
+
+static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
+    MimDef *d = mim_arena_alloc(&w->arena, sizeof *d + n * sizeof(MimDef *));
+    d->node = (uint8_t)node;
+    d->type = type;
+    d->flags = flags;
+    d->num_ops = (uint32_t)n;
+    d->gid = w->gid;
+    d->loc = w->loc;
+    return d;
+}
+
+MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
+                  MimDef *const *ops, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (!ops[i]) return NULL;
+    if (!type && node != MIM_UNIV && node != MIM_TYPE) return NULL;
+
+    MimHashSet *t = &w->table;
+    if (2 * (t->len + 1) > t->cap) table_grow(t);
+    uint64_t hash = structural_hash(node, type, flags, ops, n);
+    MimDef **slot = table_find(t, hash, node, type, flags, ops, n);
+    if (w->frozen) return *slot; /* the gid counter is not advanced */
+    ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
+    if (*slot) return *slot;
+
+    MimDef *d = new_node(w, node, type, flags, n);
+    if (n) memcpy(d->ops, ops, n * sizeof *ops);
+    d->hash = hash;
+    d->dep = (uint8_t)mim_dep_compute(d);
+    if (node == MIM_TYPE) d->u.ty.world = w;
+    *slot = d;
+    t->len++;
+    return d;
+}
+
+MimDef *mim_alloc_mut(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
+    if (w->frozen || !type) return NULL;
+    ++w->gid;
+    MimDef *d = new_node(w, node, type, flags, n);
+    d->is_mut = 1;
+    d->dep = (uint8_t)mim_dep_compute(d);
+    return d;
+}
+
+/* ---- builtins ------------------------------------------------------------- */
+
+/* Creation order follows the reference World: universe and the first two
+ * levels, *, □, ⊥:*, ⊤:*, [], (), Nat, Idx, ⊤:Nat, literals. */
+static void create_builtins(MimWorld *w) {
+    struct MimBuiltins *b = &w->builtin;
+    b->univ = mim_unify(w, MIM_UNIV, NULL, 0, NULL, 0);
+    b->star = mim_type_lvl(w, 0);
+    b->box = mim_type_lvl(w, 1);
+    b->bot_star = mim_unify(w, MIM_BOT, b->star, 0, NULL, 0);
+    b->top_star = mim_unify(w, MIM_TOP, b->star, 0, NULL, 0);
+    b->unit_type = mim_unify(w, MIM_SIGMA, b->star, 0, NULL, 0);
+    b->unit = mim_unify(w, MIM_TUPLE, b->unit_type, 0, NULL, 0);
+    b->nat = mim_unify(w, MIM_NAT, b->star, 0, NULL, 0);
+    b->idx = mim_unify(w, MIM_IDX, mim_pi(w, b->nat, b->star, false), 0, NULL, 0);
+    b->top_nat = mim_unify(w, MIM_TOP, b->nat, 0, NULL, 0);
+    b->nat_0 = mim_lit_nat(w, 0);
+    b->nat_1 = mim_lit_nat(w, 1);
+    b->lit_0_1 = mim_lit_idx(w, 1, 0);
+    b->bool_ = mim_type_idx_n(w, 2);
+    b->ff = mim_lit_idx(w, 2, 0);
+    b->tt = mim_lit_idx(w, 2, 1);
+    b->nat_max = mim_lit_nat(w, UINT64_MAX);
+}
+
+/* ---- lifetime and configuration --------------------------------------------- */
+
+MimWorld *mim_world_new(void) {
+    MimWorld *w = mim_xcalloc(1, sizeof *w);
+    mim_arena_init(&w->arena);
+    mim_symtab_init(&w->syms);
+    mim_diag_init(&w->diag);
+    w->scalarize_threshold = 32;
+    create_builtins(w);
+    return w;
+}
+
+void mim_world_free(MimWorld *w) {
+    if (!w) return;
+    mim_check_world_fini(w);
+    for (size_t i = 0; i < sizeof w->strs / sizeof *w->strs; ++i) free(w->strs[i]);
+    mim_vec_free(&w->externals);
+    mim_vec_free(&w->annexes);
+    mim_diag_free(&w->diag);
+    free(w->table.slots);
+    mim_symtab_free(&w->syms);
+    mim_arena_free(&w->arena);
+    free(w);
+}
+
+MimSym mim_world_sym(MimWorld *w, const char *s) { return s ? mim_sym(&w->syms, s) : NULL; }
+MimSym mim_world_sym_n(MimWorld *w, const char *s, size_t n) { return mim_sym_n(&w->syms, s, n); }
+void mim_world_set_name(MimWorld *w, MimSym name) { w->name = name; }
+MimSym mim_world_name(const MimWorld *w) { return w->name; }
+void mim_world_set_loc(MimWorld *w, MimLoc loc) { w->loc = loc; }
+MimLoc mim_world_loc(const MimWorld *w) { return w->loc; }
+void mim_world_set_scalarize_threshold(MimWorld *w, uint64_t n) { w->scalarize_threshold = n; }
+uint64_t mim_world_scalarize_threshold(const MimWorld *w) { return w->scalarize_threshold; }
+MimDiag *mim_world_diag(MimWorld *w) { return &w->diag; }
+bool mim_world_has_error(const MimWorld *w) { return w->diag.num_errors != 0; }
+
+bool mim_world_freeze(MimWorld *w, bool frozen) {
+    bool old = w->frozen;
+    w->frozen = frozen;
+    return old;
+}
+
+bool mim_world_is_frozen(const MimWorld *w) { return w->frozen; }
+uint32_t mim_world_gid_counter(const MimWorld *w) { return w->gid; }
+size_t mim_world_num_nodes(const MimWorld *w) { return w->table.len; }
+
+/* ---- messages --------------------------------------------------------------- */
+
+const char *mim_str(MimWorld *w, const MimDef *d) {
+    unsigned k = w->str_next++ % (sizeof w->strs / sizeof *w->strs);
+    free(w->strs[k]);
+    w->strs[k] = d ? mim_def_to_str(w, d) : mim_xstrdup("<nullptr>");
+    return w->strs[k];
+}
+
+static void report(MimWorld *w, MimSeverity sev, const char *fmt, va_list ap) {
+    if (w->frozen) return;
+    char small[512];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int len = vsnprintf(small, sizeof small, fmt, ap);
+    if (len < 0) len = 0;
+    if ((size_t)len < sizeof small) {
+        mim_diag_report(&w->diag, sev, w->loc, "%s", small);
+    } else {
+        char *big = mim_xmalloc((size_t)len + 1);
+        vsnprintf(big, (size_t)len + 1, fmt, ap2);
+        mim_diag_report(&w->diag, sev, w->loc, "%s", big);
+        free(big);
+    }
+    va_end(ap2);
+}
+
+void mim_err(MimWorld *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(w, MIM_ERROR, fmt, ap);
+    va_end(ap);
+}
+
+void mim_note(MimWorld *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(w, MIM_NOTE, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- externals (sorted by name, byte-wise) ---------------------------------- */
+
+static int cmp_name(MimSym a, MimSym b) { return strcmp(a ? a : "", b ? b : ""); }
+
+/* Index of the first external whose name is not below name; *found if equal. */
+static size_t external_pos(MimWorld *w, MimSym name, bool *found) {
+    size_t lo = 0, hi = w->externals.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_name(w->externals.data[mid]->name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    *found = lo < w->externals.len && cmp_name(w->externals.data[lo]->name, name) == 0;
+    return lo;
+}
+
+/* Names are unique keys: a new external replaces one of the same name. */
+void mim_make_external(MimWorld *w, MimDef *mut) {
+    if (!mut || !mut->is_mut || mut->is_external) return;
+    bool found;
+    size_t i = external_pos(w, mut->name, &found);
+    if (found) {
+        w->externals.data[i]->is_external = 0;
+        w->externals.data[i] = mut;
+    } else {
+        mim_vec_push(&w->externals, NULL);
+        memmove(&w->externals.data[i + 1], &w->externals.data[i],
+                (w->externals.len - 1 - i) * sizeof *w->externals.data);
+        w->externals.data[i] = mut;
+    }
+    mut->is_external = 1;
+}
+
+void mim_make_internal(MimWorld *w, MimDef *mut) {
+    if (!mut || !mut->is_external) return;
+    bool found;
+    size_t i = external_pos(w, mut->name, &found);
+    if (found && w->externals.data[i] == mut) {
+        memmove(&w->externals.data[i], &w->externals.data[i + 1],
+                (w->externals.len - 1 - i) * sizeof *w->externals.data);
+        w->externals.len--;
+    }
+    mut->is_external = 0;
+}
+
+size_t mim_world_num_externals(MimWorld *w) { return w->externals.len; }
+
+MimDef *mim_world_external(MimWorld *w, size_t i) {
+    return i < w->externals.len ? w->externals.data[i] : NULL;
+}
+
+MimDef *mim_world_lookup_external(MimWorld *w, MimSym name) {
+    bool found;
+    size_t i = external_pos(w, name, &found);
+    return found ? w->externals.data[i] : NULL;
+}
+
+/* ---- annexes (sorted by id) --------------------------------------------------- */
+
+static size_t annex_pos(MimWorld *w, uint64_t id) {
+    size_t lo = 0, hi = w->annexes.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->annexes.data[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+void mim_world_register_annex(MimWorld *w, uint64_t id, MimDef *def) {
+    if (!def) return;
+    size_t i = annex_pos(w, id);
+    if (i < w->annexes.len && w->annexes.data[i].id == id) {
+        w->annexes.data[i].def = def;
+        return;
+    }
+    mim_vec_push(&w->annexes, ((MimAnnexEntry){0, NULL}));
+    memmove(&w->annexes.data[i + 1], &w->annexes.data[i],
+            (w->annexes.len - 1 - i) * sizeof *w->annexes.data);
+    w->annexes.data[i] = (MimAnnexEntry){id, def};
+}
+
+MimDef *mim_world_annex(MimWorld *w, uint64_t id) {
+    size_t i = annex_pos(w, id);
+    return i < w->annexes.len && w->annexes.data[i].id == id ? w->annexes.data[i].def : NULL;
+}

@@ -1,0 +1,55 @@
+/* Internal state of a World, shared by the IR modules. Two sections: the
+ * "construction" part (world.c, build/normalize code) and the "checking"
+ * part (alpha-equivalence, holes, free variables, substitution). Each owner
+ * adds fields only to its own section. */
+#ifndef MIM_IR_WORLD_IMPL_H
+#define MIM_IR_WORLD_IMPL_H
+
+#include "ir/ir.h"
+#include "util/arena.h"
+#include "util/ptrmap.h"
+#include "util/sym.h"
+#include "util/vec.h"
+
+typedef struct MimHashSet {
+    MimDef **slots; /* open addressing over immutables, keyed by MimDef.hash */
+    size_t cap, len;
+} MimHashSet;
+
+typedef struct MimAnnexEntry {
+    uint64_t id;
+    MimDef *def;
+} MimAnnexEntry;
+
+struct MimWorld {
+    /* ---- construction section (owner: world.c / build code) ---- */
+    MimArena arena;       /* all nodes */
+    MimSymTab syms;       /* all names */
+    MimHashSet table;     /* hash-consed immutables */
+    uint32_t gid;         /* last gid handed out */
+    bool frozen;
+    MimSym name;
+    MimLoc loc;           /* current location for new nodes and diagnostics */
+    uint64_t scalarize_threshold;
+    MimDiag diag;
+    MIM_VEC(MimDef *) externals;   /* kept sorted by name */
+    MIM_VEC(MimAnnexEntry) annexes; /* kept sorted by id */
+    struct MimBuiltins {  /* nodes that exist from creation (semantics.md §4.2) */
+        MimDef *univ, *star, *box, *nat, *idx, *bool_, *bot_star, *top_star, *top_nat;
+        MimDef *unit_type, *unit, *lit_0_1, *ff, *tt, *nat_0, *nat_1, *nat_max;
+    } builtin;
+    char *strs[8];        /* ring of printed nodes for messages (mim_str) */
+    unsigned str_next;
+
+    /* ---- checking section (owner: check/infer/fv/subst code) ---- */
+    /* Zero-initialised = valid; released by mim_check_world_fini. */
+    MimArena check_arena;     /* reduce results, free-variable records */
+    MimPairMap reduce_cache;  /* (binder, arg) -> MimReduct* (subst.c) */
+    MimPtrMap reduce_gen;     /* binder -> generation, bumped on invalidation */
+    MimFreeVars *fv_records;  /* all free-variable records (fv.c), for freeing */
+    uint32_t fv_counter;      /* Tarjan DFS numbering (fv.c) */
+    uint32_t beta_depth;      /* nesting of β-reductions in progress (subst.c) */
+    uint64_t mut_epoch;   /* bumped whenever a mutable's operands change */
+};
+
+#endif

@@ -1,0 +1,22 @@
+/* Bump-pointer arena: many small allocations, freed all at once.
+ * Used by the World (nodes), the front end (tokens, AST) and the symbol table. */
+#ifndef MIM_UTIL_ARENA_H
+#define MIM_UTIL_ARENA_H
+
+#include <stddef.h>
+
+typedef struct MimArenaChunk MimArenaChunk;
+
+typedef struct MimArena {
+    MimArenaChunk *head; /* current chunk; older chunks are linked behind it */
+    char *cur, *end;     /* free space in the current chunk */
+    size_t total;        /* bytes handed out, for statistics */
+} MimArena;
+
+void mim_arena_init(MimArena *a);
+void mim_arena_free(MimArena *a);
+/* Zero-initialised, aligned to max_align_t. Never returns NULL (aborts on OOM). */
+void *mim_arena_alloc(MimArena *a, size_t size);
+char *mim_arena_strndup(MimArena *a, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,151 @@
+/* Pointer-keyed hash maps (see ptrmap.h): linear probing, load factor ≤ 1/2,
+ * backward-shift deletion (no tombstones). */
+#include "util/ptrmap.h"
+
+#include "util/xalloc.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static size_t hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static size_t hash_pair(const void *a, const void *b) {
+    return hash_ptr(a) * 31u + hash_ptr((const char *)b + 1);
+}
+
+/* ---- MimPtrMap ---------------------------------------------------------- */
+
+void mim_ptrmap_free(MimPtrMap *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+void mim_ptrmap_clear(MimPtrMap *m) {
+    if (m->slots) memset(m->slots, 0, m->cap * sizeof *m->slots);
+    m->len = 0;
+}
+
+static MimPtrMapSlot *ptr_lookup(const MimPtrMap *m, const void *key) {
+    if (!m->cap) return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_ptr(key) & mask;; i = (i + 1) & mask) {
+        MimPtrMapSlot *s = &m->slots[i];
+        if (!s->key) return s;
+        if (s->key == key) return s;
+    }
+}
+
+static void ptr_grow(MimPtrMap *m) {
+    MimPtrMap n = {mim_xcalloc(m->cap ? m->cap * 2 : 16, sizeof(MimPtrMapSlot)),
+                   m->cap ? m->cap * 2 : 16, m->len};
+    for (size_t i = 0; i < m->cap; ++i)
+        if (m->slots[i].key) *ptr_lookup(&n, m->slots[i].key) = m->slots[i];
+    free(m->slots);
+    *m = n;
+}
+
+void **mim_ptrmap_find(const MimPtrMap *m, const void *key) {
+    MimPtrMapSlot *s = ptr_lookup(m, key);
+    return s && s->key ? &s->val : NULL;
+}
+
+void *mim_ptrmap_get(const MimPtrMap *m, const void *key) {
+    void **v = mim_ptrmap_find(m, key);
+    return v ? *v : NULL;
+}
+
+bool mim_ptrmap_has(const MimPtrMap *m, const void *key) { return mim_ptrmap_find(m, key) != NULL; }
+
+bool mim_ptrmap_add(MimPtrMap *m, const void *key, void *val, void **old) {
+    if (2 * (m->len + 1) > m->cap) ptr_grow(m);
+    MimPtrMapSlot *s = ptr_lookup(m, key);
+    if (s->key) {
+        if (old) *old = s->val;
+        return false;
+    }
+    s->key = key;
+    s->val = val;
+    m->len++;
+    return true;
+}
+
+void mim_ptrmap_put(MimPtrMap *m, const void *key, void *val) {
+    if (2 * (m->len + 1) > m->cap) ptr_grow(m);
+    MimPtrMapSlot *s = ptr_lookup(m, key);
+    if (!s->key) {
+        s->key = key;
+        m->len++;
+    }
+    s->val = val;
+}
+
+bool mim_ptrmap_remove(MimPtrMap *m, const void *key) {
+    MimPtrMapSlot *s = ptr_lookup(m, key);
+    if (!s || !s->key) return false;
+    size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
+    /* Backward shift: move later entries of the probe run into the hole when
+     * their home slot does not lie strictly between the hole and them. */
+    for (size_t j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
+        size_t home = hash_ptr(m->slots[j].key) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->slots[i] = m->slots[j];
+            i = j;
+        }
+    }
+    m->slots[i].key = NULL;
+    m->slots[i].val = NULL;
+    m->len--;
+    return true;
+}
+
+/* ---- MimPairMap --------------------------------------------------------- */
+
+void mim_pairmap_free(MimPairMap *m) {
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+void mim_pairmap_clear(MimPairMap *m) {
+    if (m->slots) memset(m->slots, 0, m->cap * sizeof *m->slots);
+    m->len = 0;
+}
+
+static MimPairMapSlot *pair_lookup(const MimPairMap *m, const void *a, const void *b) {
+    if (!m->cap) return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = hash_pair(a, b) & mask;; i = (i + 1) & mask) {
+        MimPairMapSlot *s = &m->slots[i];
+        if (!s->a || (s->a == a && s->b == b)) return s;
+    }
+}
+
+static void pair_grow(MimPairMap *m) {
+    MimPairMap n = {mim_xcalloc(m->cap ? m->cap * 2 : 16, sizeof(MimPairMapSlot)),
+                    m->cap ? m->cap * 2 : 16, m->len};
+    for (size_t i = 0; i < m->cap; ++i)
+        if (m->slots[i].a) *pair_lookup(&n, m->slots[i].a, m->slots[i].b) = m->slots[i];
+    free(m->slots);
+    *m = n;
+}
+
+void **mim_pairmap_find(const MimPairMap *m, const void *a, const void *b) {
+    MimPairMapSlot *s = pair_lookup(m, a, b);
+    return s && s->a ? &s->val : NULL;
+}
+
+void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val) {
+    if (2 * (m->len + 1) > m->cap) pair_grow(m);
+    MimPairMapSlot *s = pair_lookup(m, a, b);
+    if (!s->a) {
+        s->a = a;
+        s->b = b;
+        m->len++;
+    }
+    s->val = val;
+}

@@ -1,0 +1,52 @@
+/* Hash maps keyed by pointers (MimPtrMap) and by pointer pairs (MimPairMap),
+ * with pointer values. Used for memo tables of the checking code
+ * (α-equivalence, substitution, hole elimination) and World caches.
+ * Open addressing with linear probing; keys are never NULL; values may be
+ * NULL (use the *_find functions to tell "absent" from "mapped to NULL").
+ * A zero-initialised map is empty and allocates nothing until the first put.
+ * Iteration order is unspecified: never let it influence output. */
+#ifndef MIM_UTIL_PTRMAP_H
+#define MIM_UTIL_PTRMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct MimPtrMapSlot {
+    const void *key;
+    void *val;
+} MimPtrMapSlot;
+
+typedef struct MimPtrMap {
+    MimPtrMapSlot *slots; /* power-of-two capacity; key NULL = empty slot */
+    size_t cap, len;
+} MimPtrMap;
+
+void mim_ptrmap_free(MimPtrMap *m);
+void mim_ptrmap_clear(MimPtrMap *m); /* keeps the storage */
+/* Slot of the value of key, or NULL if absent. Valid until the next put. */
+void **mim_ptrmap_find(const MimPtrMap *m, const void *key);
+void *mim_ptrmap_get(const MimPtrMap *m, const void *key); /* NULL if absent */
+bool mim_ptrmap_has(const MimPtrMap *m, const void *key);
+/* Insert or overwrite. */
+void mim_ptrmap_put(MimPtrMap *m, const void *key, void *val);
+/* Insert unless present; returns true if inserted, else *old (if non-NULL)
+ * receives the present value. */
+bool mim_ptrmap_add(MimPtrMap *m, const void *key, void *val, void **old);
+bool mim_ptrmap_remove(MimPtrMap *m, const void *key);
+
+typedef struct MimPairMapSlot {
+    const void *a, *b; /* a == NULL: empty slot */
+    void *val;
+} MimPairMapSlot;
+
+typedef struct MimPairMap {
+    MimPairMapSlot *slots;
+    size_t cap, len;
+} MimPairMap;
+
+void mim_pairmap_free(MimPairMap *m);
+void mim_pairmap_clear(MimPairMap *m);
+void **mim_pairmap_find(const MimPairMap *m, const void *a, const void *b);
+void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val);
+
+#endif

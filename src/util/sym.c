@@ -1,0 +1,51 @@
+/* Symbol interning (see sym.h): an open-addressing set of arena strings. */
+#include "util/sym.h"
+
+#include "util/xalloc.h"
+
+#include <string.h>
+
+uint64_t mim_hash_bytes(const void *p, size_t n) {
+    const unsigned char *s = p; /* FNV-1a, then a final mix */
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) h = (h ^ s[i]) * 0x100000001b3ull;
+    return mim_hash_mix(h, n);
+}
+
+void mim_symtab_init(MimSymTab *t) {
+    memset(t, 0, sizeof *t);
+    mim_arena_init(&t->arena);
+}
+
+void mim_symtab_free(MimSymTab *t) {
+    mim_arena_free(&t->arena);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static void grow(MimSymTab *t) {
+    size_t ncap = t->cap ? t->cap * 2 : 256;
+    MimSym *ns = mim_xcalloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < t->cap; ++i) {
+        MimSym s = t->slots[i];
+        if (!s) continue;
+        size_t j = mim_hash_bytes(s, strlen(s)) & (ncap - 1);
+        while (ns[j]) j = (j + 1) & (ncap - 1);
+        ns[j] = s;
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+}
+
+MimSym mim_sym_n(MimSymTab *t, const char *s, size_t n) {
+    if (2 * (t->len + 1) > t->cap) grow(t);
+    size_t j = mim_hash_bytes(s, n) & (t->cap - 1);
+    for (MimSym e; (e = t->slots[j]); j = (j + 1) & (t->cap - 1))
+        if (strncmp(e, s, n) == 0 && e[n] == '\0') return e;
+    t->slots[j] = mim_arena_strndup(&t->arena, s, n);
+    t->len++;
+    return t->slots[j];
+}
+
+MimSym mim_sym(MimSymTab *t, const char *s) { return mim_sym_n(t, s, strlen(s)); }

@@ -1,0 +1,33 @@
+/* Growable arrays as macros over a {data, len, cap} struct.
+ *   MIM_VEC(int) v = {0};  mim_vec_push(&v, 3);  mim_vec_free(&v);
+ * Elements live in heap memory owned by the vector. */
+#ifndef MIM_UTIL_VEC_H
+#define MIM_UTIL_VEC_H
+
+#include "util/xalloc.h"
+
+#include <stddef.h>
+
+#define MIM_VEC(T) struct { T *data; size_t len, cap; }
+
+#define mim_vec_reserve(v, n)                                                            \
+    do {                                                                                 \
+        if ((n) > (v)->cap) {                                                            \
+            size_t c_ = (v)->cap ? (v)->cap * 2 : 8;                                     \
+            while (c_ < (n)) c_ *= 2;                                                    \
+            (v)->data = mim_xrealloc((v)->data, c_ * sizeof *(v)->data);                 \
+            (v)->cap = c_;                                                               \
+        }                                                                                \
+    } while (0)
+
+#define mim_vec_push(v, x)                                                               \
+    do {                                                                                 \
+        mim_vec_reserve((v), (v)->len + 1);                                              \
+        (v)->data[(v)->len++] = (x);                                                     \
+    } while (0)
+
+#define mim_vec_pop(v) ((v)->data[--(v)->len])
+#define mim_vec_last(v) ((v)->data[(v)->len - 1])
+#define mim_vec_free(v) (free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
+
+#endif

@@ -1,0 +1,18 @@
+/* Checked heap allocation (see xalloc.h). */
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void *check(void *p) {
+    if (!p) {
+        fputs("mim: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *mim_xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *mim_xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
+void *mim_xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+char *mim_xstrdup(const char *s) { return strcpy(mim_xmalloc(strlen(s) + 1), s); }

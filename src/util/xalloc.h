@@ -1,0 +1,14 @@
+/* Checked heap allocation: out of memory is the one failure we do not recover
+ * from (there is nothing sensible left to do), so these abort with a message. */
+#ifndef MIM_UTIL_XALLOC_H
+#define MIM_UTIL_XALLOC_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+void *mim_xmalloc(size_t n);
+void *mim_xcalloc(size_t n, size_t size);
+void *mim_xrealloc(void *p, size_t n);
+char *mim_xstrdup(const char *s);
+
+#endif

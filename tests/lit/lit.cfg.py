@@ -1,0 +1,21 @@
+# lit configuration for the Mim test suite: .mim files with RUN/CHECK lines.
+import os
+import lit.formats
+
+config.name = "mim"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mim", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+build = lit_config.params.get("build", os.path.join(config.test_source_root, "..", "..", "build"))
+llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-14/bin")
+config.test_exec_root = os.path.join(build, "lit")
+
+config.substitutions.append(("%mim", os.path.join(build, "bin", "mim")))
+config.substitutions.append(("%plugins", os.path.join(config.test_source_root, "..", "..", "plugins")))
+config.environment["PATH"] = os.pathsep.join([llvm_bin, os.path.join(build, "bin"), config.environment.get("PATH", "/usr/bin:/bin")])
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment.pop("MIM_PLUGIN_PATH", None)
