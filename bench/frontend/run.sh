@@ -72,7 +72,7 @@ echo
 printf '%8s %8s %8s %10s %10s %12s %10s\n' N decls MiB "best s" "us/decl" "t/t(prev)" "RSS MiB"
 
 status=0
-prev_t= prev_n=
+prev_t='' prev_n=''
 for n in $sizes; do
     # The file stem is the plugin name in bootstrap mode, so keep it a valid one (<= 8 chars).
     file=$tmp/b$n.mim
@@ -84,7 +84,7 @@ for n in $sizes; do
     decls=$(head -n 1 "$file" | sed 's/[^0-9]//g')
     mib=$(awk -v b="$(wc -c <"$file")" 'BEGIN { printf "%.1f", b / 1048576 }')
 
-    best= best_rss=- failed=0
+    best='' best_rss=- failed=0
     for ((r = 0; r < reps; r++)); do
         run_once "$file"
         if ((rc != 0)); then
@@ -103,7 +103,7 @@ for n in $sizes; do
         printf '%8s %8s %8s %10s   FAILED (%s): %s\n' "$n" "$decls" "$mib" - "$why" \
             "$(grep -m 1 . "$tmp/err" | cut -c 1-100)"
         status=1
-        prev_t= prev_n=
+        prev_t='' prev_n=''
         continue
     fi
 

@@ -22,6 +22,12 @@ typedef MimDef *(*MimNormalizer)(MimWorld *w, MimDef *type, MimDef *callee, MimD
 /* ---- lifetime, configuration, errors ---------------------------------- */
 MimWorld *mim_world_new(void);
 void mim_world_free(MimWorld *w);
+/* A fresh World with the configuration of `old` whose gids continue after
+ * old's counter: the target of whole-program rewrites (semantics.md §10.2). */
+MimWorld *mim_world_inherit(const MimWorld *old);
+size_t mim_world_num_annexes(MimWorld *w);
+/* The i-th registered annex in id order; its id in *id. */
+MimDef *mim_world_annex_at(MimWorld *w, size_t i, uint64_t *id);
 MimSym mim_world_sym(MimWorld *w, const char *s);
 MimSym mim_world_sym_n(MimWorld *w, const char *s, size_t n);
 void mim_world_set_name(MimWorld *w, MimSym name); /* the module name (stem of the input) */

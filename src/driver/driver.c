@@ -6,6 +6,7 @@
 #include "fe/emit.h"
 #include "fe/fe.h"
 #include "ir/print.h"
+#include "pass/cleanup.h"
 #include "mim/world.h"
 #include "util/xalloc.h"
 
@@ -136,6 +137,48 @@ static void write_mim(Run *r) {
     free(lines);
 }
 
+/* A compilation function (cli.md §3): an external with an empty domain whose
+ * codomain is %compile.Pipeline. */
+static bool is_pipeline_fn(MimDef *ext) {
+    MimDef *type = mim_def_type(ext);
+    if (mim_def_node(ext) != MIM_LAM || !type || mim_def_node(type) != MIM_PI) return false;
+    MimDef *dom = mim_pi_dom(type), *codom = mim_pi_codom(type);
+    MimSym name = codom ? mim_def_name(codom) : NULL;
+    return dom && mim_def_node(dom) == MIM_SIGMA && mim_def_num_ops(dom) == 0 && name &&
+           strcmp(name, "%compile.Pipeline") == 0;
+}
+
+/* Makes the compilation functions internal: they configure the optimizer and
+ * are not part of the program. */
+static void drop_compile_functions(MimWorld *w) {
+    static const char *const names[] = {"_compile", "_default_compile", "_core_compile",
+                                        "_fallback_compile"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        MimDef *f = mim_world_lookup_external(w, mim_world_sym(w, names[i]));
+        if (f) mim_make_internal(w, f);
+    }
+    for (size_t i = 0; i < mim_world_num_externals(w);) {
+        MimDef *ext = mim_world_external(w, i);
+        if (is_pipeline_fn(ext)) mim_make_internal(w, ext);
+        else ++i;
+    }
+}
+
+/* -O1: the cleanup. -O2: the compilation pipeline; until the optimizer exists
+ * (a later issue) it drops the compilation functions and runs the cleanup. */
+static bool optimize(Run *r, long level) {
+    if (level >= 2) drop_compile_functions(r->world);
+    MimWorld *clean = mim_cleanup(r->world);
+    if (!clean) {
+        fprintf(r->err, "error: internal error in the cleanup phase\n");
+        print_world_diag(r);
+        return false;
+    }
+    mim_world_free(r->world);
+    r->world = clean;
+    return true;
+}
+
 static int run(Run *r) {
     const MimOptions *o = r->o;
     if (!open_outputs(r)) return 1;
@@ -166,8 +209,7 @@ static int run(Run *r) {
         fprintf(r->err, "error: illegal optimization level '%ld'\n", o->opt_level);
         return 1;
     }
-    /* -O1 cleanup and the -O2 pipeline come with the optimizer (later issues);
-     * until then both levels print the program as built. */
+    if (level >= 1 && !optimize(r, level)) return 1;
     if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
     if (r->mim.f) write_mim(r);
     if (r->ll.f) {

@@ -169,8 +169,8 @@ struct MimAstExpr {
             size_t num_elems;
         } tuple;
         struct {
-            MimAstPtrn *ptrn; /* kind MIM_PTRN_TUPLE with delim '[' (possibly with alias? no: alias
-                                 forces a Pi, so ptrn->alias is NULL here) */
+            MimAstPtrn *ptrn; /* kind MIM_PTRN_TUPLE, delim '[', bracket style, no alias
+                                 (`[…] as x` always continues as a Pi) */
         } sigma;
         struct {
             MimBinder *var;    /* `i` of «i: n; T», or NULL */

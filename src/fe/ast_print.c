@@ -13,6 +13,7 @@ typedef struct Printer {
 static void expr(Printer *p, const MimAstExpr *e);
 static void ptrn(Printer *p, const MimAstPtrn *pt);
 static void decl(Printer *p, const MimAstDecl *d);
+static void decl_one(Printer *p, const MimAstDecl *d);
 
 static void newline(Printer *p) {
     fputc('\n', p->out);
@@ -277,7 +278,18 @@ static void axm(Printer *p, const MimAstDecl *d) {
     fputc(';', p->out);
 }
 
+/* A declaration and its `and` chain (iteratively: chains may be long). */
 static void decl(Printer *p, const MimAstDecl *d) {
+    for (bool first = true; d; d = d->next, first = false) {
+        if (!first) {
+            newline(p);
+            fputs("and ", p->out);
+        }
+        decl_one(p, d);
+    }
+}
+
+static void decl_one(Printer *p, const MimAstDecl *d) {
     switch (d->kind) {
     case MIM_DECL_AXM: axm(p, d); break;
     case MIM_DECL_LET:
@@ -308,11 +320,6 @@ static void decl(Printer *p, const MimAstDecl *d) {
             expr(p, d->u.cdecl.codom);
         }
         break;
-    }
-    if (d->next) {
-        newline(p);
-        fputs("and ", p->out);
-        decl(p, d->next);
     }
 }
 

@@ -85,14 +85,14 @@ static MimBinder *find(MimFe *fe, MimSym sym) {
     return e->binder;
 }
 
-static bool is_anon(const MimFe *fe, MimSym sym) { return sym[0] == '_' && sym[1] == '\0' && fe; }
+static bool is_anon(MimSym sym) { return sym[0] == '_' && sym[1] == '\0'; }
 
 /* A use of a name: its binder, or a dummy after reporting `'x' not found`. */
 static void use(MimFe *fe, MimAstExpr *e) {
     MimSym sym = e->u.id.sym;
-    MimBinder *b = is_anon(fe, sym) ? NULL : find(fe, sym);
+    MimBinder *b = is_anon(sym) ? NULL : find(fe, sym);
     if (!b) {
-        if (is_anon(fe, sym))
+        if (is_anon(sym))
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'_' cannot be used as an expression");
         else
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
@@ -100,7 +100,7 @@ static void use(MimFe *fe, MimAstExpr *e) {
         b->kind = MIM_BINDER_DUMMY;
         b->sym = sym;
         b->loc = e->loc;
-        if (!is_anon(fe, sym)) bind(fe, b, REBIND);
+        if (!is_anon(sym)) bind(fe, b, REBIND);
     }
     e->u.id.binder = b;
 }
@@ -393,7 +393,7 @@ static void bind_expr(MimFe *fe, MimAstExpr *e) {
         bind_expr(fe, e->u.extract.tuple);
         if (e->u.extract.index)
             bind_expr(fe, e->u.extract.index);
-        else if (!is_anon(fe, e->u.extract.name))
+        else if (!is_anon(e->u.extract.name))
             e->u.extract.var = find(fe, e->u.extract.name);
         if (e->u.extract.var && e->u.extract.var->kind == MIM_BINDER_DUMMY) e->u.extract.var = NULL;
         break;

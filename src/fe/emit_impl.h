@@ -14,14 +14,16 @@ typedef struct Emitter {
     MimWorld *w;
     MimAstModule *module;
     const MimEmitHooks *hooks;
-    /* Binding a pattern re-evaluates its type annotations (semantics.md §13);
-     * for nested patterns the reference repeats this at every level, which
-     * costs time exponential in the nesting depth. Re-evaluations nested
-     * deeper than EMIT_REEVAL_DEPTH are skipped (they only consume gids). */
+    /* Binding a pattern re-evaluates its type annotations (semantics.md §13)
+     * only for the gids this consumes. The reference repeats this for every
+     * pattern nested in the annotation, at a cost exponential in the nesting
+     * depth; here an annotation is re-evaluated only if it has at most
+     * EMIT_REEVAL_SIZE AST nodes and at most EMIT_REEVAL_DEPTH re-evaluations
+     * are nested, so the extra work is linear in the program size. */
     unsigned reeval_depth;
 } Emitter;
 
-enum { EMIT_REEVAL_DEPTH = 4 };
+enum { EMIT_REEVAL_DEPTH = 2, EMIT_REEVAL_SIZE = 32 };
 
 /* ---- emit.c: shared helpers ---- */
 MimLoc emit_push_loc(Emitter *e, MimLoc loc); /* returns the previous location */

@@ -40,10 +40,123 @@ static bool for_each_elem(Emitter *e, MimAstPtrn *p, ElemFn fn, void *data) {
     return true;
 }
 
-/* Runs a re-evaluation of type annotations unless nested too deeply (see
- * Emitter.reeval_depth). Returns false on error. */
+/* ---- bounded re-evaluation -------------------------------------------------- */
+
+/* Counts AST nodes of an annotation, decrementing *budget; stops at 0. */
+static void count_expr(const MimAstExpr *x, long *budget);
+
+static void count_ptrn(const MimAstPtrn *p, long *budget) {
+    if (!p || --*budget <= 0) return;
+    switch (p->kind) {
+    case MIM_PTRN_ID: count_expr(p->u.id.type, budget); break;
+    case MIM_PTRN_EXPR: count_expr(p->u.expr.type, budget); break;
+    case MIM_PTRN_GROUP: count_expr(p->u.group.type, budget); break;
+    case MIM_PTRN_TUPLE:
+        for (size_t i = 0; i < p->u.tuple.num_elems && *budget > 0; ++i)
+            count_ptrn(p->u.tuple.elems[i], budget);
+        break;
+    default: break;
+    }
+}
+
+static void count_fun(const MimAstFun *f, long *budget) {
+    for (size_t i = 0; i < f->num_doms && *budget > 0; ++i) {
+        count_ptrn(f->doms[i].ptrn, budget);
+        count_expr(f->doms[i].filter, budget);
+    }
+    count_expr(f->codom, budget);
+    count_expr(f->body, budget);
+}
+
+static void count_decl(const MimAstDecl *d, long *budget) {
+    for (; d && --*budget > 0; d = d->next) {
+        switch (d->kind) {
+        case MIM_DECL_AXM: count_expr(d->u.axm.type, budget); break;
+        case MIM_DECL_LET:
+            count_ptrn(d->u.let.ptrn, budget);
+            count_expr(d->u.let.post_type, budget);
+            count_expr(d->u.let.value, budget);
+            break;
+        case MIM_DECL_FUN: count_fun(d->u.fun, budget); break;
+        case MIM_DECL_REC:
+            count_expr(d->u.rec.type, budget);
+            count_expr(d->u.rec.body, budget);
+            break;
+        case MIM_DECL_CDECL:
+            count_ptrn(d->u.cdecl.dom, budget);
+            count_expr(d->u.cdecl.codom, budget);
+            break;
+        default: break;
+        }
+    }
+}
+
+static void count_expr(const MimAstExpr *x, long *budget) {
+    if (!x || --*budget <= 0) return;
+    switch (x->kind) {
+    case MIM_EXPR_LIT: count_expr(x->u.lit.type, budget); break;
+    case MIM_EXPR_TYPE: count_expr(x->u.type.level, budget); break;
+    case MIM_EXPR_APP:
+        count_expr(x->u.app.callee, budget);
+        count_expr(x->u.app.arg, budget);
+        break;
+    case MIM_EXPR_ARROW:
+        count_expr(x->u.arrow.dom, budget);
+        count_expr(x->u.arrow.codom, budget);
+        break;
+    case MIM_EXPR_PI:
+        for (size_t i = 0; i < x->u.pi.num_doms && *budget > 0; ++i) count_ptrn(x->u.pi.doms[i], budget);
+        count_expr(x->u.pi.codom, budget);
+        break;
+    case MIM_EXPR_LAMBDA: count_fun(x->u.lambda, budget); break;
+    case MIM_EXPR_TUPLE:
+        for (size_t i = 0; i < x->u.tuple.num_elems && *budget > 0; ++i)
+            count_expr(x->u.tuple.elems[i], budget);
+        break;
+    case MIM_EXPR_SIGMA: count_ptrn(x->u.sigma.ptrn, budget); break;
+    case MIM_EXPR_ARR:
+    case MIM_EXPR_PACK:
+        count_expr(x->u.seq.shape, budget);
+        count_expr(x->u.seq.body, budget);
+        break;
+    case MIM_EXPR_EXTRACT:
+        count_expr(x->u.extract.tuple, budget);
+        count_expr(x->u.extract.index, budget);
+        break;
+    case MIM_EXPR_INSERT:
+        count_expr(x->u.insert.tuple, budget);
+        count_expr(x->u.insert.index, budget);
+        count_expr(x->u.insert.value, budget);
+        break;
+    case MIM_EXPR_RET:
+        count_ptrn(x->u.ret.ptrn, budget);
+        count_expr(x->u.ret.callee, budget);
+        count_expr(x->u.ret.arg, budget);
+        count_expr(x->u.ret.body, budget);
+        break;
+    case MIM_EXPR_DECLS:
+        for (size_t i = 0; i < x->u.decls.num_decls && *budget > 0; ++i)
+            count_decl(x->u.decls.decls[i], budget);
+        count_expr(x->u.decls.expr, budget);
+        break;
+    default: break;
+    }
+}
+
+/* May an annotation be re-evaluated? Not when nested too deeply in other
+ * re-evaluations, nor when it is large (see Emitter.reeval_depth). */
+static bool may_reeval(Emitter *e, const MimAstExpr *x, const MimAstPtrn *p) {
+    if (e->reeval_depth >= EMIT_REEVAL_DEPTH) return false;
+    long budget = EMIT_REEVAL_SIZE + 1;
+    if (x) count_expr(x, &budget);
+    else count_ptrn(p, &budget);
+    return budget > 0;
+}
+
+/* Re-evaluates a type annotation, discarding the result. Returns false on
+ * error. */
 static bool reeval_expr(Emitter *e, MimAstExpr *type) {
-    if (!type || e->reeval_depth >= EMIT_REEVAL_DEPTH) return true;
+    if (!type || !may_reeval(e, type, NULL)) return true;
     e->reeval_depth++;
     bool ok = emit_expr(e, type) != NULL;
     e->reeval_depth--;
@@ -51,7 +164,7 @@ static bool reeval_expr(Emitter *e, MimAstExpr *type) {
 }
 
 static bool reeval_ptrn(Emitter *e, MimAstPtrn *p) {
-    if (e->reeval_depth >= EMIT_REEVAL_DEPTH) return true;
+    if (!may_reeval(e, NULL, p)) return true;
     e->reeval_depth++;
     bool ok = emit_ptrn_type(e, p) != NULL;
     e->reeval_depth--;

@@ -5,7 +5,6 @@
 
 #include "util/xalloc.h"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 

@@ -20,7 +20,11 @@ typedef struct Dot {
     FILE *out;
     bool follow_types;
     MimPtrMap seen;
+    MimPtrMap closed; /* immutable -> (void *)1 if closed, (void *)2 if not */
+    MimPrinter *printer;
 } Dot;
+
+enum { TOOLTIP_LIMIT = 256 };
 
 /* Text inside an HTML-like label or a quoted attribute. */
 static void put_escaped(FILE *out, const char *s) {
@@ -41,10 +45,18 @@ static void put_unique_name(FILE *out, const MimDef *d) {
     fprintf(out, "_%" PRIu32, d->gid);
 }
 
-static void put_def_str(Dot *g, const MimDef *d) {
-    char *s = mim_def_to_str(g->w, d);
-    put_escaped(g->out, s);
-    free(s);
+/* No free variables (semantics.md §6). Memoized for immutables (fv.c
+ * caches only mutables), so the whole graph costs linear time. */
+static bool is_closed(Dot *g, MimDef *d) {
+    if (!d || !(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT))) return true;
+    if (d->is_mut) return mim_is_closed(g->w, d);
+    if (d->node == MIM_VAR) return false;
+    void *memo = mim_ptrmap_get(&g->closed, d);
+    if (memo) return memo == (void *)(uintptr_t)1;
+    bool closed = is_closed(g, d->type);
+    for (size_t i = 0; closed && i < d->num_ops; ++i) closed = is_closed(g, d->ops[i]);
+    mim_ptrmap_put(&g->closed, d, (void *)(uintptr_t)(closed ? 1 : 2));
+    return closed;
 }
 
 static const char *const sep = "&#13;&#10;";
@@ -53,24 +65,22 @@ static const char *const sep = "&#13;&#10;";
 static void put_tooltip(Dot *g, MimDef *d) {
     FILE *out = g->out;
     fputs("expr: ", out);
-    char *s = mim_def_inline_str(g->w, d, NULL);
-    put_escaped(out, s);
-    free(s);
+    put_escaped(out, mim_printer_inline(g->printer, d, TOOLTIP_LIMIT));
     fprintf(out, "%stype: ", sep);
-    if (d->type) put_def_str(g, d->type);
+    if (d->type) put_escaped(out, mim_printer_operand(g->printer, d->type, TOOLTIP_LIMIT));
     fprintf(out, "%sname: ", sep);
     put_escaped(out, d->name ? d->name : "");
     fprintf(out, "%sgid: %" PRIu32 "%sflags: 0x%" PRIx64, sep, d->gid, sep, d->flags);
-    MimDefVec fv = {0};
-    mim_free_vars(g->w, d, &fv);
-    fprintf(out, "%sfree_vars: {", sep);
-    for (size_t i = 0; i < fv.len; ++i) {
-        if (i) fputs(", ", out);
-        put_unique_name(out, fv.data[i]);
+    if (d->is_mut) {
+        size_t n;
+        MimDef *const *fv = mim_mut_free_vars(g->w, d, &n);
+        fprintf(out, "%smutable%s%sfree_vars: {", sep, d->is_external ? ", external" : "", sep);
+        for (size_t i = 0; i < n; ++i) {
+            if (i) fputs(", ", out);
+            put_unique_name(out, fv[i]);
+        }
+        fputs("}", out);
     }
-    fputs("}", out);
-    mim_vec_free(&fv);
-    if (d->is_mut) fprintf(out, "%smutable%s", sep, d->is_external ? ", external" : "");
     MimLoc loc = d->loc;
     if (loc.begin.row) {
         fprintf(out, "%sloc: ", sep);
@@ -87,15 +97,13 @@ static void node_line(Dot *g, MimDef *d) {
     put_unique_name(out, d);
     fputs("<br/>", out);
     if (d->node == MIM_LIT) {
-        char *s = mim_def_inline_str(g->w, d, NULL);
-        put_escaped(out, s);
-        free(s);
+        put_escaped(out, mim_printer_inline(g->printer, d, 0));
         fputs("\n", out);
     } else {
         fputs(mim_node_name((MimNode)d->node), out);
     }
     fprintf(out, ">,fillcolor=\"%g 0.5 0.75\",", (double)d->node / 30.0);
-    if (mim_is_closed(g->w, d)) fputs("rank=min,", out);
+    if (is_closed(g, d)) fputs("rank=min,", out);
     fputs("tooltip=\"", out);
     put_tooltip(g, d);
     fputs("\"];\n", out);
@@ -133,12 +141,14 @@ static void dot_def(Dot *g, MimDef *d) {
 
 void mim_print_dot(MimWorld *w, FILE *out, bool follow_types, bool all_annexes) {
     bool was_frozen = mim_world_freeze(w, true);
-    Dot g = {w, out, follow_types, {0}};
+    Dot g = {w, out, follow_types, {0}, {0}, mim_printer_new(w, NULL)};
     fputs("digraph {\n    ordering=out;\n    splines=false;\n    node [shape=box,style=filled];\n", out);
     for (size_t i = 0; i < w->externals.len; ++i) dot_def(&g, w->externals.data[i]);
     if (all_annexes)
         for (size_t i = 0; i < w->annexes.len; ++i) dot_def(&g, w->annexes.data[i].def);
     fputs("}\n", out);
     mim_ptrmap_free(&g.seen);
+    mim_ptrmap_free(&g.closed);
+    mim_printer_free(g.printer);
     mim_world_freeze(w, was_frozen);
 }

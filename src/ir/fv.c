@@ -152,9 +152,7 @@ typedef struct Tarjan {
 static bool recompute(Tarjan *t, MimDef *m) {
     MimFreeVars *r = m->u.mut.fv;
     MimDefVec acc = {0};
-    mim_vec_reserve(&acc, r->lvars.len);
-    memcpy(acc.data, r->lvars.data, r->lvars.len * sizeof *acc.data);
-    acc.len = r->lvars.len;
+    for (size_t i = 0; i < r->lvars.len; ++i) mim_vec_push(&acc, r->lvars.data[i]);
     for (size_t i = 0; i < r->lmuts.len; ++i) {
         MimFreeVars *q = r->lmuts.data[i]->u.mut.fv;
         if (!q->n) continue;

@@ -80,6 +80,8 @@ static void buf_printf(Buf *b, const char *fmt, ...) {
 typedef struct Printer {
     MimWorld *w;
     Buf out;
+    size_t limit;       /* stop expanding inline forms beyond this length (0 = none) */
+    bool truncated;
     bool ascii, recursive;
     int dump_gid;
     uint64_t threshold;
@@ -160,6 +162,9 @@ static uint64_t num_tprojs(Printer *p, const MimDef *v) {
     return literal_arity(v, &n) && n < p->threshold ? n : 1;
 }
 
+/* Second key of the projection index: the index value, never NULL. */
+static void *proj_key(uint64_t k) { return (void *)(uintptr_t)(k + 1); }
+
 static void build_proj_index(Printer *p) {
     p->projs_built = true;
     MimHashSet *t = &p->w->table;
@@ -167,7 +172,7 @@ static void build_proj_index(Printer *p) {
         MimDef *d = t->slots[i];
         uint64_t k;
         if (!d || d->node != MIM_EXTRACT || !lit_of(d->ops[1], &k)) continue;
-        void *key = (void *)(uintptr_t)k;
+        void *key = proj_key(k);
         void **old = mim_pairmap_find(&p->projs, d->ops[0], key);
         if (!old || ((MimDef *)*old)->gid > d->gid) mim_pairmap_put(&p->projs, d->ops[0], key, d);
     }
@@ -176,7 +181,7 @@ static void build_proj_index(Printer *p) {
 /* The existing extraction t#k (any literal index of value k), or NULL. */
 static MimDef *existing_proj(Printer *p, const MimDef *t, uint64_t k) {
     if (!p->projs_built) build_proj_index(p);
-    void **slot = mim_pairmap_find(&p->projs, t, (void *)(uintptr_t)k);
+    void **slot = mim_pairmap_find(&p->projs, t, proj_key(k));
     return slot ? *slot : NULL;
 }
 
@@ -240,7 +245,7 @@ static void print_op(Printer *p, const MimDef *d) {
 }
 
 static void print_ops(Printer *p, MimDef *const *ops, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n && !p->truncated; ++i) {
         if (i) buf_puts(&p->out, ", ");
         print_op(p, ops[i]);
     }
@@ -467,6 +472,11 @@ static void print_inline_form(Printer *p, const MimDef *d) {
 /* gid_level: the --dump-gid level applied to d itself (0 for let right-hand
  * sides); operands always use the printer's level. */
 static void print_inline(Printer *p, const MimDef *d, int gid_level) {
+    if (p->limit && p->out.len > p->limit) {
+        if (!p->truncated) buf_puts(&p->out, "…");
+        p->truncated = true;
+        return;
+    }
     if (gid_level == 2 || (gid_level == 1 && d->node != MIM_VAR && d->num_ops != 0))
         buf_printf(&p->out, "/*%" PRIu32 "*/", d->gid);
     if (d->is_mut && !is_set(d)) {
@@ -791,14 +801,22 @@ void mim_print_world(MimWorld *w, FILE *out, const MimPrintOptions *o,
     mim_world_freeze(w, was_frozen);
 }
 
+static void print_one(Printer *p, const MimDef *d, bool operand, size_t limit) {
+    p->out.len = 0;
+    p->limit = limit;
+    p->truncated = false;
+    buf_put(&p->out, "", 0); /* always a valid string */
+    if (!d) buf_puts(&p->out, "<nullptr>");
+    else if (operand) print_op(p, d);
+    else print_inline(p, d, p->dump_gid);
+}
+
 static char *to_str(MimWorld *w, const MimDef *d, const MimPrintOptions *o, bool operand) {
     bool was_frozen = mim_world_freeze(w, true);
     Printer p;
     printer_init(&p, w, o, NULL);
-    if (!d) buf_puts(&p.out, "<nullptr>");
-    else if (operand) print_op(&p, d);
-    else print_inline(&p, d, p.dump_gid);
-    char *s = p.out.data ? p.out.data : mim_xstrdup("");
+    print_one(&p, d, operand, 0);
+    char *s = p.out.data;
     p.out.data = NULL;
     printer_fini(&p);
     mim_world_freeze(w, was_frozen);
@@ -809,4 +827,32 @@ char *mim_def_to_str(MimWorld *w, const MimDef *d) { return to_str(w, d, NULL, t
 
 char *mim_def_inline_str(MimWorld *w, const MimDef *d, const MimPrintOptions *o) {
     return to_str(w, d, o, false);
+}
+
+/* ---- reusable printer (many strings of one World) -------------------------- */
+
+struct MimPrinter {
+    Printer p;
+};
+
+MimPrinter *mim_printer_new(MimWorld *w, const MimPrintOptions *o) {
+    MimPrinter *pr = mim_xmalloc(sizeof *pr);
+    printer_init(&pr->p, w, o, NULL);
+    return pr;
+}
+
+void mim_printer_free(MimPrinter *pr) {
+    if (!pr) return;
+    printer_fini(&pr->p);
+    free(pr);
+}
+
+const char *mim_printer_inline(MimPrinter *pr, const MimDef *d, size_t limit) {
+    print_one(&pr->p, d, false, limit);
+    return pr->p.out.data;
+}
+
+const char *mim_printer_operand(MimPrinter *pr, const MimDef *d, size_t limit) {
+    print_one(&pr->p, d, true, limit);
+    return pr->p.out.data;
 }

@@ -37,4 +37,15 @@ char *mim_def_to_str(MimWorld *w, const MimDef *d);
  * string, caller frees. */
 char *mim_def_inline_str(MimWorld *w, const MimDef *d, const MimPrintOptions *o);
 
+/* A reusable printer for many strings of one World (e.g. DOT labels): it
+ * keeps its caches between calls. The World should be frozen while used.
+ * The returned strings are owned by the printer and valid until its next
+ * call; limit > 0 cuts the output (marked by `…`) once it exceeds about
+ * limit bytes, so that each call costs O(limit). */
+typedef struct MimPrinter MimPrinter;
+MimPrinter *mim_printer_new(MimWorld *w, const MimPrintOptions *o);
+void mim_printer_free(MimPrinter *pr);
+const char *mim_printer_inline(MimPrinter *pr, const MimDef *d, size_t limit);
+const char *mim_printer_operand(MimPrinter *pr, const MimDef *d, size_t limit);
+
 #endif

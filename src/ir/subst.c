@@ -70,12 +70,17 @@ static MimDef *rewrite_extract(MimRewriter *rw, MimDef *old) {
     return tuple ? mim_extract(rw->dst, tuple, index) : NULL;
 }
 
-/* A variable follows its binder: the stub made for it in this run, or the
- * binder's rewrite when rewriting into another World. */
+/* A variable follows its binder: the stub made for it in this run, a
+ * mutable the binder was explicitly mapped to (by a hook), or the binder's
+ * rewrite when rewriting into another World. Within one World, a binder that
+ * is not rewritten keeps its variable (and is not visited: the variable may
+ * occur while its binder is still being rewritten). */
 static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
     MimDef *binder = old->ops[0];
     MimDef *stub = mim_ptrmap_get(&rw->stubs, binder);
     if (stub) return mim_var(rw->dst, stub);
+    MimDef *mapped = mim_ptrmap_get(&rw->map, binder);
+    if (mapped && mapped != binder && mapped->is_mut) return mim_var(rw->dst, mapped);
     if (rw->src == rw->dst) return old;
     MimDef *nb = mim_rewrite(rw, binder);
     if (!nb) return NULL;
@@ -201,7 +206,7 @@ static void store(MimWorld *w, MimDef *mut, MimDef *arg, MimDef *const *ops, siz
     MimReduct *r = mim_arena_alloc(&w->check_arena, sizeof *r + n * sizeof *ops);
     r->gen = binder_gen(w, mut);
     r->n = n;
-    memcpy(r->ops, ops, n * sizeof *ops);
+    for (size_t i = 0; i < n; ++i) r->ops[i] = ops[i];
     mim_pairmap_put(&w->reduce_cache, mut, arg, r);
 }
 
@@ -210,12 +215,12 @@ bool mim_reduce(MimWorld *w, MimDef *mut, MimDef *arg, MimDef **out) {
     size_t n = mut->num_ops;
     MimDef *var = mut->is_mut ? mim_mut_has_var(mut) : NULL;
     if (!var) {
-        memcpy(out, mut->ops, n * sizeof *out);
+        for (size_t i = 0; i < n; ++i) out[i] = mut->ops[i];
         return true;
     }
     MimReduct *r = cached(w, mut, arg);
     if (r && r->n == n) {
-        memcpy(out, r->ops, n * sizeof *out);
+        for (size_t i = 0; i < n; ++i) out[i] = r->ops[i];
         return true;
     }
     MimSubst s;

@@ -128,12 +128,27 @@ static void create_builtins(MimWorld *w) {
 
 /* ---- lifetime and configuration --------------------------------------------- */
 
-MimWorld *mim_world_new(void) {
+static MimWorld *world_alloc(void) {
     MimWorld *w = mim_xcalloc(1, sizeof *w);
     mim_arena_init(&w->arena);
     mim_symtab_init(&w->syms);
     mim_diag_init(&w->diag);
     w->scalarize_threshold = 32;
+    return w;
+}
+
+MimWorld *mim_world_new(void) {
+    MimWorld *w = world_alloc();
+    create_builtins(w);
+    return w;
+}
+
+MimWorld *mim_world_inherit(const MimWorld *old) {
+    MimWorld *w = world_alloc();
+    w->gid = old->gid; /* gids continue (semantics.md §10.2) */
+    w->scalarize_threshold = old->scalarize_threshold;
+    w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
+    w->loc = old->loc;
     create_builtins(w);
     return w;
 }
@@ -293,6 +308,14 @@ void mim_world_register_annex(MimWorld *w, uint64_t id, MimDef *def) {
     memmove(&w->annexes.data[i + 1], &w->annexes.data[i],
             (w->annexes.len - 1 - i) * sizeof *w->annexes.data);
     w->annexes.data[i] = (MimAnnexEntry){id, def};
+}
+
+size_t mim_world_num_annexes(MimWorld *w) { return w->annexes.len; }
+
+MimDef *mim_world_annex_at(MimWorld *w, size_t i, uint64_t *id) {
+    if (i >= w->annexes.len) return NULL;
+    if (id) *id = w->annexes.data[i].id;
+    return w->annexes.data[i].def;
 }
 
 MimDef *mim_world_annex(MimWorld *w, uint64_t id) {

@@ -195,6 +195,29 @@ static void test_rewrite_other_world(void) {
     mim_world_free(b);
 }
 
+/* A pass-like hook: replace the literal 1 by 2, everything else default. */
+static MimDef *one_to_two(MimRewriter *rw, MimDef *old) {
+    if (old == mim_lit_nat(rw->src, 1)) return mim_lit_nat(rw->dst, 2);
+    return mim_rewrite_default(rw, old);
+}
+
+static void test_rewrite_hook(void) {
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w), *pair = mim_arr(w, mim_lit_nat(w, 2), nat);
+    MimDef *f = mut_fun(w, nat, pair);
+    MimDef *x = mim_var(w, f);
+    mim_lam_set(w, f, mim_lit_bool(w, false), mim_tuple(w, (MimDef *[]){x, mim_lit_nat(w, 1)}, 2));
+    MimRewriter rw;
+    mim_rewriter_init(&rw, w, w, one_to_two, NULL);
+    MimDef *g = mim_rewrite(&rw, f);
+    mim_rewriter_fini(&rw);
+    CHECK(g && g != f && g->is_mut);
+    MimDef *body = mim_lam_body(g);
+    CHECK(body == mim_tuple(w, (MimDef *[]){mim_var(w, g), mim_lit_nat(w, 2)}, 2));
+    CHECK(mim_lam_body(f) == mim_tuple(w, (MimDef *[]){x, mim_lit_nat(w, 1)}, 2)); /* untouched */
+    mim_world_free(w);
+}
+
 static void test_top_wildcard(void) {
     MimWorld *w = mim_world_new();
     MimDef *top = mim_top(w, mim_star(w));
@@ -477,6 +500,7 @@ int main(void) {
     RUN(test_hole_occurs_check);
     RUN(test_hole_elimination);
     RUN(test_rewrite_other_world);
+    RUN(test_rewrite_hook);
     RUN(test_top_wildcard);
     RUN(test_umax_hole);
     RUN(test_sigma_vs_array);

@@ -89,8 +89,11 @@ static char *dot(MimWorld *w, bool follow_types, bool all_annexes) {
 
 static bool expect(MimWorld *w, const MimPrintOptions *o, const char *import_line, const char *pat) {
     uint32_t gids = mim_world_gid_counter(w);
+    size_t nodes = mim_world_num_nodes(w);
     char *s = dump(w, o, import_line);
-    bool ok = s && match_gids(pat, s) && mim_world_gid_counter(w) == gids && !mim_world_is_frozen(w);
+    /* Printing builds nothing and leaves the World unfrozen. */
+    bool ok = s && match_gids(pat, s) && mim_world_gid_counter(w) == gids &&
+              mim_world_num_nodes(w) == nodes && !mim_world_is_frozen(w);
     if (!ok) fprintf(stderr, "---- expected:\n%s---- got:\n%s----\n", pat, s ? s : "(null)");
     free(s);
     return ok;
@@ -237,6 +240,15 @@ static void test_nested(void) {
     CHECK(expect(w, NULL, ".import k.mim;",
                  ".import k.mim;\n"
                  "con extern k _$v::[n_$n: Nat, exit_$e: Cn Nat]@(ff) = {\n"
+                 "    con head_$h i_$i: Nat@(ff) = {\n"
+                 "        exit_$e i_$i\n"
+                 "    };\n"
+                 "    head_$h 0\n"
+                 "};\n"));
+    /* At the scalarize threshold the parameter is not split (§3.2). */
+    MimPrintOptions t2 = {.scalarize_threshold = 2};
+    CHECK(expect(w, &t2, NULL,
+                 "con extern k _$v: [Nat, Cn Nat]@(ff) = {\n"
                  "    con head_$h i_$i: Nat@(ff) = {\n"
                  "        exit_$e i_$i\n"
                  "    };\n"
@@ -518,6 +530,32 @@ static void test_sigma_block(void) {
     mim_world_free(w);
 }
 
+/* A named dependent Pi: its variable has arity 1, shown as `, @var`. */
+static void test_pi_block(void) {
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w);
+    MimDef *D = named(w, mim_mut_pi(w, mim_star(w), false), "D");
+    mim_mut_set(w, D, 0, nat);
+    MimDef *n = named(w, mim_var(w, D), "n");
+    mim_mut_set(w, D, 1, mim_type_idx(w, n));
+    MimDef *h = lam(w, "h", D, nat);
+    mim_lam_set(w, h, tt(w), mim_lit_nat(w, 0));
+    mim_make_external(w, h);
+    CHECK(!mim_world_has_error(w));
+    CHECK(expect(w, NULL, NULL,
+                 ".Pi D_$d: ★, Nat, @n_$n = {\n"
+                 "    Nat, Idx n_$n\n"
+                 "};\n"
+                 "lam extern h D_$d: Nat = {\n"
+                 "    0\n"
+                 "};\n"));
+    MimPrintOptions ascii = {.ascii = true};
+    char *s = mim_def_inline_str(w, D, &ascii);
+    CHECK(s && match_gids("Π n_$: Nat -> Idx n_$", s));
+    free(s);
+    mim_world_free(w);
+}
+
 static void test_unset(void) {
     MimWorld *w = mim_world_new();
     MimDef *nat = mim_nat(w);
@@ -625,6 +663,7 @@ int main(void) {
     RUN(test_rec_pi);
     RUN(test_unnamed_cycle);
     RUN(test_sigma_block);
+    RUN(test_pi_block);
     RUN(test_unset);
     RUN(test_many_functions);
     RUN(test_dot);
