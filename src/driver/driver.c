@@ -27,6 +27,11 @@ typedef struct Run {
     char *paths[MIM_MAX_PATHS * 2 + 8];
     size_t num_paths;
     MimWorld *world;
+    /* Worlds replaced by whole-program rewrites. They stay alive until the end
+     * of the run: the front end's names and file paths (used by locations of
+     * nodes in later Worlds) are interned in the first one. */
+    MimWorld *retired[4];
+    size_t num_retired;
     MimDiag diag; /* front-end messages */
     MimFe *fe;
 } Run;
@@ -174,7 +179,12 @@ static bool optimize(Run *r, long level) {
         print_world_diag(r);
         return false;
     }
-    mim_world_free(r->world);
+    if (r->num_retired == sizeof r->retired / sizeof r->retired[0]) {
+        mim_world_free(clean);
+        fprintf(r->err, "error: internal error: too many whole-program rewrites\n");
+        return false;
+    }
+    r->retired[r->num_retired++] = r->world;
     r->world = clean;
     return true;
 }
@@ -227,6 +237,7 @@ int mim_run(const MimOptions *o, FILE *err) {
     int code = run(&r);
     if (r.fe) mim_fe_free(r.fe);
     if (r.world) mim_world_free(r.world);
+    for (size_t i = 0; i < r.num_retired; ++i) mim_world_free(r.retired[i]);
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);
     close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);

@@ -270,7 +270,7 @@ bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse) {
 
 bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
     if (!w || !m) return false;
-    Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0};
+    Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0, .reeval_gids = 0};
     MimDiag *diag = mim_world_diag(w);
     unsigned errors = diag->num_errors;
     bool ok = emit_decls(&e, m->decls, m->num_decls, false);

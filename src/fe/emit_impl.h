@@ -17,13 +17,17 @@ typedef struct Emitter {
     /* Binding a pattern re-evaluates its type annotations (semantics.md §13)
      * only for the gids this consumes. The reference repeats this for every
      * pattern nested in the annotation, at a cost exponential in the nesting
-     * depth; here an annotation is re-evaluated only if it has at most
-     * EMIT_REEVAL_SIZE AST nodes and at most EMIT_REEVAL_DEPTH re-evaluations
-     * are nested, so the extra work is linear in the program size. */
+     * depth. Here an annotation is re-evaluated only if it has at most
+     * EMIT_REEVAL_SIZE AST nodes, at most EMIT_REEVAL_DEPTH re-evaluations
+     * are nested, and re-evaluations so far consumed at most twice as many
+     * gids as everything else (plus EMIT_REEVAL_SLACK): ordinary programs
+     * are emitted like the reference, pathological nesting costs at most
+     * three times the normal work. */
     unsigned reeval_depth;
+    uint64_t reeval_gids; /* gids consumed by outermost re-evaluations */
 } Emitter;
 
-enum { EMIT_REEVAL_DEPTH = 2, EMIT_REEVAL_SIZE = 32 };
+enum { EMIT_REEVAL_DEPTH = 2, EMIT_REEVAL_SIZE = 32, EMIT_REEVAL_SLACK = 4096 };
 
 /* ---- emit.c: shared helpers ---- */
 MimLoc emit_push_loc(Emitter *e, MimLoc loc); /* returns the previous location */

@@ -144,30 +144,43 @@ static void count_expr(const MimAstExpr *x, long *budget) {
 }
 
 /* May an annotation be re-evaluated? Not when nested too deeply in other
- * re-evaluations, nor when it is large (see Emitter.reeval_depth). */
+ * re-evaluations, nor when it is large, nor when re-evaluations have
+ * already cost more than everything else (see Emitter.reeval_depth). */
 static bool may_reeval(Emitter *e, const MimAstExpr *x, const MimAstPtrn *p) {
     if (e->reeval_depth >= EMIT_REEVAL_DEPTH) return false;
+    uint64_t total = mim_world_gid_counter(e->w);
+    if (e->reeval_gids > 2 * (total - e->reeval_gids) + EMIT_REEVAL_SLACK) return false;
     long budget = EMIT_REEVAL_SIZE + 1;
     if (x) count_expr(x, &budget);
     else count_ptrn(p, &budget);
     return budget > 0;
 }
 
+static void reeval_begin(Emitter *e, uint32_t *gid) {
+    if (e->reeval_depth++ == 0) *gid = mim_world_gid_counter(e->w);
+}
+
+static void reeval_end(Emitter *e, uint32_t gid) {
+    if (--e->reeval_depth == 0) e->reeval_gids += mim_world_gid_counter(e->w) - gid;
+}
+
 /* Re-evaluates a type annotation, discarding the result. Returns false on
  * error. */
 static bool reeval_expr(Emitter *e, MimAstExpr *type) {
     if (!type || !may_reeval(e, type, NULL)) return true;
-    e->reeval_depth++;
+    uint32_t gid = 0;
+    reeval_begin(e, &gid);
     bool ok = emit_expr(e, type) != NULL;
-    e->reeval_depth--;
+    reeval_end(e, gid);
     return ok;
 }
 
 static bool reeval_ptrn(Emitter *e, MimAstPtrn *p) {
     if (!may_reeval(e, NULL, p)) return true;
-    e->reeval_depth++;
+    uint32_t gid = 0;
+    reeval_begin(e, &gid);
     bool ok = emit_ptrn_type(e, p) != NULL;
-    e->reeval_depth--;
+    reeval_end(e, gid);
     return ok;
 }
 

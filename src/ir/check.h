@@ -70,6 +70,7 @@ struct MimRewriter {
     MimWorld *src, *dst; /* may be the same World */
     MimPtrMap map;       /* old -> new, memo of this run */
     MimPtrMap stubs;     /* old mutable -> its stub (even if immutabilized later) */
+    MimPtrMap pending;   /* old mutables whose type is being rewritten (no stub yet) */
     MimRewriteHook hook; /* NULL = mim_rewrite_default */
     void *user;
 };

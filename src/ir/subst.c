@@ -29,11 +29,21 @@ void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewrite
 void mim_rewriter_fini(MimRewriter *rw) {
     mim_ptrmap_free(&rw->map);
     mim_ptrmap_free(&rw->stubs);
+    mim_ptrmap_free(&rw->pending);
 }
 
 MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_) {
     mim_ptrmap_put(&rw->map, old, new_);
     return new_;
+}
+
+/* A rebuilt node keeps the name and location of the node it replaces unless
+ * it already has its own (first name wins, output-format.md §4): copies made
+ * by specialization or by the cleanup print with the original's name. */
+static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
+    if (res == old) return;
+    if (!res->name && old->name) mim_def_set_name(res, mim_world_sym(rw->dst, old->name));
+    if (res->loc.begin.row == 0) res->loc = old->loc;
 }
 
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
@@ -42,7 +52,10 @@ MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
     void **hit = mim_ptrmap_find(&rw->map, old);
     if (hit) return *hit;
     MimDef *res = rw->hook ? rw->hook(rw, old) : mim_rewrite_default(rw, old);
-    if (res) mim_ptrmap_put(&rw->map, old, res);
+    if (res) {
+        mim_ptrmap_put(&rw->map, old, res);
+        keep_debug_info(rw, old, res);
+    }
     return res;
 }
 
@@ -81,6 +94,18 @@ static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
     if (stub) return mim_var(rw->dst, stub);
     MimDef *mapped = mim_ptrmap_get(&rw->map, binder);
     if (mapped && mapped != binder && mapped->is_mut) return mim_var(rw->dst, mapped);
+    if (mim_ptrmap_has(&rw->pending, binder)) {
+        /* The binder's own type mentions its variable (a hole codomain solved
+         * with the body's type): stub the binder early with the stub of its
+         * type that is being filled right now. */
+        MimDef *type = mim_ptrmap_get(&rw->map, mim_resolve(rw->src, binder->type));
+        if (!type) return rw->src == rw->dst ? old : NULL;
+        stub = mim_stub(rw->dst, binder, type);
+        if (!stub) return NULL;
+        mim_rewriter_map(rw, binder, stub);
+        mim_ptrmap_put(&rw->stubs, binder, stub);
+        return mim_var(rw->dst, stub);
+    }
     if (rw->src == rw->dst) return old;
     MimDef *nb = mim_rewrite(rw, binder);
     if (!nb) return NULL;
@@ -111,15 +136,22 @@ MimDef *mim_rewrite_imm(MimRewriter *rw, MimDef *old) {
 static bool is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->num_ops - 1]; }
 
 MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old) {
+    mim_ptrmap_put(&rw->pending, old, NULL);
     MimDef *type = mim_rewrite(rw, old->type);
+    mim_ptrmap_remove(&rw->pending, old);
     if (!type) return NULL;
-    /* The type may have mapped `old` already (a recursive type). */
-    void **hit = mim_ptrmap_find(&rw->map, old);
-    if (hit) return *hit;
-    MimDef *stub = mim_stub(rw->dst, old, type);
-    if (!stub) return NULL;
-    mim_rewriter_map(rw, old, stub);
-    mim_ptrmap_put(&rw->stubs, old, stub);
+    MimDef *stub = mim_ptrmap_get(&rw->stubs, old);
+    if (stub) { /* stubbed early by its variable (rewrite_var) */
+        if (stub->type != type) mim_mut_set_type(rw->dst, stub, type);
+    } else {
+        /* The type may have mapped `old` already (a recursive type). */
+        void **hit = mim_ptrmap_find(&rw->map, old);
+        if (hit) return *hit;
+        stub = mim_stub(rw->dst, old, type);
+        if (!stub) return NULL;
+        mim_rewriter_map(rw, old, stub);
+        mim_ptrmap_put(&rw->stubs, old, stub);
+    }
     for (size_t i = 0; i < old->num_ops && old->ops[i]; ++i) {
         MimDef *op = mim_rewrite(rw, old->ops[i]);
         if (!op || !mim_mut_set(rw->dst, stub, i, op)) return NULL;

@@ -195,6 +195,40 @@ static void test_rewrite_other_world(void) {
     mim_world_free(b);
 }
 
+/* `lam b (i: Bool) = (0, tt)#i` as the front end builds it: the Pi's hole
+ * codomain is solved with the body's type, which mentions the Lam's own
+ * variable, so the Lam's type refers back to the Lam. Rewriting must stub the
+ * Lam while its type is still being rewritten. */
+static void test_rewrite_type_mentions_own_var(void) {
+    MimWorld *a = mim_world_new(), *b = mim_world_new();
+    MimDef *nat = mim_nat(a), *bool_ = mim_type_bool(a);
+    MimDef *pi = mim_mut_pi(a, mim_type(a, mim_hole(a, mim_univ(a))), false);
+    mim_mut_set(a, pi, 0, bool_);
+    mim_mut_set(a, pi, 1, mim_hole(a, mim_star(a)));
+    MimDef *lam = mim_mut_lam(a, pi);
+    MimDef *i = mim_var(a, lam);
+    MimDef *body = mim_extract(a, mim_tuple(a, (MimDef *[]){mim_lit_nat(a, 0), mim_lit_bool(a, true)}, 2), i);
+    CHECK(mim_lam_set(a, lam, mim_lit_bool(a, true), body) == lam);
+    MimDef *cod = mim_resolve(a, mim_pi_codom(pi));
+    CHECK(cod == mim_extract(a, mim_tuple(a, (MimDef *[]){nat, bool_}, 2), i)); /* hole solved */
+
+    MimRewriter rw;
+    mim_rewriter_init(&rw, a, b, NULL, NULL);
+    MimDef *lam2 = mim_rewrite(&rw, lam);
+    mim_rewriter_fini(&rw);
+    CHECK(lam2 && lam2->is_mut && mim_is(lam2, MIM_LAM));
+    if (lam2) {
+        MimDef *i2 = mim_var(b, lam2), *pair = mim_tuple(b, (MimDef *[]){mim_nat(b), mim_type_bool(b)}, 2);
+        MimDef *pi2 = mim_resolve(b, lam2->type);
+        CHECK(mim_is(pi2, MIM_PI) && mim_resolve(b, mim_pi_codom(pi2)) == mim_extract(b, pair, i2));
+        MimDef *t = mim_tuple(b, (MimDef *[]){mim_lit_nat(b, 0), mim_lit_bool(b, true)}, 2);
+        CHECK(mim_lam_body(lam2) == mim_extract(b, t, i2));
+    }
+    CHECK(!mim_world_has_error(b));
+    mim_world_free(a);
+    mim_world_free(b);
+}
+
 /* A pass-like hook: replace the literal 1 by 2, everything else default. */
 static MimDef *one_to_two(MimRewriter *rw, MimDef *old) {
     if (old == mim_lit_nat(rw->src, 1)) return mim_lit_nat(rw->dst, 2);
@@ -501,6 +535,7 @@ int main(void) {
     RUN(test_hole_elimination);
     RUN(test_rewrite_other_world);
     RUN(test_rewrite_hook);
+    RUN(test_rewrite_type_mentions_own_var);
     RUN(test_top_wildcard);
     RUN(test_umax_hole);
     RUN(test_sigma_vs_array);
