@@ -245,8 +245,7 @@ static MimSym field_name(Elem el) {
 
 typedef struct SigmaFill {
     MimDef *sigma, *var;
-    MimSym *fields;
-    bool any_field;
+    MimSym *fields; /* allocated (zeroed) at the first field name */
 } SigmaFill;
 
 static bool fill_elem(Emitter *e, Elem el, size_t i, size_t n, void *data) {
@@ -255,19 +254,18 @@ static bool fill_elem(Emitter *e, Elem el, size_t i, size_t n, void *data) {
     if (!t || !mim_mut_set(e->w, s->sigma, i, t)) return false;
     MimDef *v = mim_proj(e->w, s->var, n, i);
     if (!v || !elem_value(e, el, v)) return false;
-    if ((s->fields[i] = field_name(el))) s->any_field = true;
+    MimSym name = field_name(el);
+    if (name && !s->fields) s->fields = mim_arena_alloc(&e->w->arena, n * sizeof *s->fields);
+    if (name) s->fields[i] = name;
     return true;
 }
 
 MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma) {
     MimLoc old = emit_push_loc(e, p->loc);
     MimDef *res = NULL;
-    size_t n = emit_ptrn_arity(p);
-    SigmaFill s = {sigma, mim_var(e->w, sigma), NULL, false};
-    if (!s.var) goto out;
-    s.fields = n ? mim_arena_alloc(&e->w->arena, n * sizeof *s.fields) : NULL;
-    if (!for_each_elem(e, p, fill_elem, &s)) goto out;
-    if (s.any_field) sigma->u.mut.fields = s.fields;
+    SigmaFill s = {sigma, mim_var(e->w, sigma), NULL};
+    if (!s.var || !for_each_elem(e, p, fill_elem, &s)) goto out;
+    sigma->u.mut.fields = s.fields;
     res = mim_immutabilize(e->w, sigma);
 out:
     emit_pop_loc(e, old);

@@ -26,6 +26,12 @@ typedef struct Dot {
 
 enum { TOOLTIP_LIMIT = 256 };
 
+/* Follow solved holes (semantics.md §7.1): the graph shows their solutions. */
+static MimDef *follow(MimDef *d) {
+    while (d && d->node == MIM_INFER && d->ops[0]) d = d->ops[0];
+    return d;
+}
+
 /* Text inside an HTML-like label or a quoted attribute. */
 static void put_escaped(FILE *out, const char *s) {
     for (; *s; ++s) {
@@ -53,8 +59,8 @@ static bool is_closed(Dot *g, MimDef *d) {
     if (d->node == MIM_VAR) return false;
     void *memo = mim_ptrmap_get(&g->closed, d);
     if (memo) return memo == (void *)(uintptr_t)1;
-    bool closed = is_closed(g, d->type);
-    for (size_t i = 0; closed && i < d->num_ops; ++i) closed = is_closed(g, d->ops[i]);
+    bool closed = is_closed(g, follow(d->type));
+    for (size_t i = 0; closed && i < d->num_ops; ++i) closed = is_closed(g, follow(d->ops[i]));
     mim_ptrmap_put(&g->closed, d, (void *)(uintptr_t)(closed ? 1 : 2));
     return closed;
 }
@@ -121,7 +127,7 @@ static void dot_def(Dot *g, MimDef *d) {
     node_line(g, d);
     if (mim_def_is_set(d)) {
         for (size_t i = 0; i < d->num_ops; ++i) {
-            MimDef *op = d->ops[i];
+            MimDef *op = follow(d->ops[i]);
             if (!op) continue;
             dot_def(g, op);
             fprintf(g->out, "    _%" PRIu32 " -> _%" PRIu32 "[taillabel=\"%zu\",", d->gid, op->gid, i);
@@ -130,7 +136,7 @@ static void dot_def(Dot *g, MimDef *d) {
         }
     }
     if (g->follow_types) {
-        MimDef *T = mim_def_type(d);
+        MimDef *T = follow(mim_def_type(d));
         if (T) {
             dot_def(g, T);
             fprintf(g->out, "    _%" PRIu32 " -> _%" PRIu32 "[color=\"#00000000\",constraint=false,style=dashed];\n",
@@ -145,7 +151,7 @@ void mim_print_dot(MimWorld *w, FILE *out, bool follow_types, bool all_annexes) 
     fputs("digraph {\n    ordering=out;\n    splines=false;\n    node [shape=box,style=filled];\n", out);
     for (size_t i = 0; i < w->externals.len; ++i) dot_def(&g, w->externals.data[i]);
     if (all_annexes)
-        for (size_t i = 0; i < w->annexes.len; ++i) dot_def(&g, w->annexes.data[i].def);
+        for (size_t i = 0; i < w->annexes.len; ++i) dot_def(&g, follow(w->annexes.data[i].def));
     fputs("}\n", out);
     mim_ptrmap_free(&g.seen);
     mim_ptrmap_free(&g.closed);

@@ -9,6 +9,8 @@
  * tree of §2.2 (with the required fix for self-reference) and prints
  * declaration blocks (§3) with let lines (§3.4) from a global visited set.
  *
+ * Like every part of the IR, the printer sees nodes through hole resolution
+ * (semantics.md §7.1): solved holes are followed, never printed.
  * The World is frozen while printing and nothing here calls a constructor:
  * whether a projection `t#k` "exists" is answered by an index of the
  * extraction nodes in the hash-consing table, built once on first need. */
@@ -173,8 +175,9 @@ static void build_proj_index(Printer *p) {
         uint64_t k;
         if (!d || d->node != MIM_EXTRACT || !lit_of(d->ops[1], &k)) continue;
         void *key = proj_key(k);
-        void **old = mim_pairmap_find(&p->projs, d->ops[0], key);
-        if (!old || ((MimDef *)*old)->gid > d->gid) mim_pairmap_put(&p->projs, d->ops[0], key, d);
+        MimDef *tuple = follow(d->ops[0]);
+        void **old = mim_pairmap_find(&p->projs, tuple, key);
+        if (!old || ((MimDef *)*old)->gid > d->gid) mim_pairmap_put(&p->projs, tuple, key, d);
     }
 }
 
@@ -211,7 +214,7 @@ static bool is_inline(const MimDef *d) {
     if (d->node != MIM_APP) return true;
     MimDef *T = follow(d->type);
     if (T && (T->node == MIM_PI || T->node == MIM_TYPE)) return true;
-    MimDef *callee = d->ops[0];
+    MimDef *callee = follow(d->ops[0]);
     if (callee->node == MIM_AXIOM) {
         MimDef *pi = follow(callee->type);
         uint64_t n = 1;
@@ -239,6 +242,7 @@ static void print_id(Printer *p, const MimDef *d) {
 static void print_inline(Printer *p, const MimDef *d, int gid_level);
 
 static void print_op(Printer *p, const MimDef *d) {
+    d = follow(d);
     if (!d) buf_puts(&p->out, "<nullptr>");
     else if (is_inline(d)) print_inline(p, d, p->dump_gid);
     else print_id(p, d);
@@ -437,7 +441,7 @@ static void print_inline_form(Printer *p, const MimDef *d) {
         return;
     case MIM_LIT: print_lit(p, d); return;
     case MIM_EXTRACT:
-        if (mim_is(d->ops[0], MIM_VAR) && mim_is(d->ops[1], MIM_LIT)) {
+        if (mim_is(follow(d->ops[0]), MIM_VAR) && mim_is(follow(d->ops[1]), MIM_LIT)) {
             print_unique_name(p, d);
         } else {
             print_op(p, d->ops[0]);
@@ -458,7 +462,7 @@ static void print_inline_form(Printer *p, const MimDef *d) {
         buf_puts(&p->out, "(");
         print_ops(p, d->ops, d->num_ops);
         buf_puts(&p->out, ")");
-        if (d->type && d->type->is_mut) {
+        if (d->type && follow(d->type)->is_mut) {
             buf_puts(&p->out, ":");
             print_op(p, d->type);
         }
@@ -472,6 +476,7 @@ static void print_inline_form(Printer *p, const MimDef *d) {
 /* gid_level: the --dump-gid level applied to d itself (0 for let right-hand
  * sides); operands always use the printer's level. */
 static void print_inline(Printer *p, const MimDef *d, int gid_level) {
+    d = follow(d);
     if (p->limit && p->out.len > p->limit) {
         if (!p->truncated) buf_puts(&p->out, "…");
         p->truncated = true;
@@ -532,6 +537,7 @@ static void enqueue(Printer *p, MimDef *m) {
 
 /* §3.4 */
 static void walk(Printer *p, MimDef *x, bool is_body, int ind) {
+    x = follow(x);
     if (!x) return;
     if (is_decl(x)) {
         if (p->recursive) enqueue(p, x);
@@ -578,7 +584,7 @@ static void print_lam(Printer *p, MimDef *lam, const TNode *tn, int ind) {
         walk(p, lam->ops[0], false, ind + 1);
         walk(p, lam->ops[1], true, ind + 1);
         indent(p, ind + 1);
-        MimDef *body = lam->ops[1];
+        MimDef *body = follow(lam->ops[1]);
         if (body->is_mut) print_op(p, body);
         else print_inline(p, body, p->dump_gid);
         buf_puts(&p->out, "\n");
@@ -713,6 +719,7 @@ static VarSet *set_remove(Tree *t, VarSet *s, const MimDef *x) {
 static VarSet *visit(Tree *t, MimDef *m);
 
 static VarSet *vars(Tree *t, MimDef *cur, MimDef *d) {
+    d = follow(d);
     if (!d || !(d->dep & (MIM_DEP_MUT | MIM_DEP_VAR))) return NULL;
     void **memo = mim_ptrmap_find(&t->memo, d);
     if (memo) return *memo;

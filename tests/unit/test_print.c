@@ -166,6 +166,25 @@ static void test_identity(void) {
     mim_world_free(w);
 }
 
+/* Solved holes are seen through (semantics.md §7.1): a codomain left as a
+ * hole and solved by the body prints as its solution. */
+static void test_holes(void) {
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w);
+    MimDef *hole = mim_hole(w, mim_star(w));
+    MimDef *id = lam(w, "id", nat, hole);
+    MimDef *x = named(w, mim_var(w, id), "x");
+    mim_lam_set(w, id, tt(w), x);
+    mim_make_external(w, id);
+    CHECK(!mim_world_has_error(w));
+    CHECK(expect(w, NULL, NULL,
+                 "lam extern id x_$x: Nat: Nat = {\n"
+                 "    x_$x\n"
+                 "};\n"));
+    CHECK(expect_str(w, hole, "Nat"));
+    mim_world_free(w);
+}
+
 /* ---- §10.2 fun with an axiom, let lines, η and pack ---------------------------------- */
 
 static MimWorld *build_add(MimDef **s_out, MimDef **s2_out) {
@@ -653,6 +672,7 @@ static void test_dot(void) {
 
 int main(void) {
     RUN(test_identity);
+    RUN(test_holes);
     RUN(test_add);
     RUN(test_nested);
     RUN(test_literals);
