@@ -1,0 +1,102 @@
+/* The C plugin interface (paper §2.1–§2.4, cli.md §4, semantics.md §11–§12).
+ *
+ * A plugin NAME is `NAME.mim` (its interface: axioms, helpers) plus a shared
+ * library `libmim_NAME.so` next to it that exports one function,
+ *     const MimPlugin *mim_get_plugin(void);
+ * returning static data: tables of normalizers (keyed by annex id), passes
+ * (keyed by the annex id of the pass axiom) and back ends (keyed by name),
+ * in the spirit of Lua's luaL_Reg tables. A plugin author writes normalizers
+ * against the public API only (world.h, def.h and this file).
+ *
+ * Annex ids are generated: `mim --bootstrap NAME.mim --output-h NAME.h`
+ * writes a header with, for every annex `%NAME.tag` and sub-tag `sub`:
+ *     #define MIM_NAME_ID          0x...ull   plugin id (48 bits << 16)
+ *     #define MIM_NAME_tag         0x...ull   base id of the annex (sub 0)
+ *     #define MIM_NAME_tag_sub     0x...ull   full id of each sub-tag (aliases too)
+ *     #define MIM_NAME_tag_NUM     n          number of sub-tags (0 if none)
+ *     #define MIM_NAME_tag_IS_FN   0/1        the annex is an axiom of function type
+ * the prototypes of the normalizers named in NAME.mim,
+ *     MimDef *normalize_x(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg);
+ * and a table initializer listing every (sub-)tag id with its normalizer:
+ *     #define MIM_NAME_NORMALIZERS { MIM_NAME_tag_sub, normalize_x }, ...
+ * so a plugin's registration is data:
+ *     static const MimNormalizerReg normalizers[] = { MIM_core_NORMALIZERS };
+ *     static const MimPlugin plugin = { MIM_PLUGIN_ABI, "core",
+ *         normalizers, sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0 };
+ *     MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; } */
+#ifndef MIM_PLUGIN_H
+#define MIM_PLUGIN_H
+
+#include "mim/def.h"
+#include "mim/world.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MIM_PLUGIN_ABI 1
+#define MIM_PLUGIN_ENTRY "mim_get_plugin"
+#if defined(__GNUC__)
+#define MIM_EXPORT __attribute__((visibility("default")))
+#else
+#define MIM_EXPORT
+#endif
+
+typedef struct MimNormalizerReg {
+    uint64_t id; /* full annex id (with sub-tag) */
+    MimNormalizer fn;
+} MimNormalizerReg;
+
+/* Passes and phases (compile.md; filled in by the optimizer issue). The
+ * handler is called by the pass manager for the fully applied pass axiom. */
+typedef struct MimPassManager MimPassManager;
+typedef bool (*MimPassHandler)(MimPassManager *pm, MimDef *app);
+typedef struct MimPassReg {
+    uint64_t id; /* base id of the pass/phase axiom */
+    MimPassHandler fn;
+} MimPassReg;
+
+/* Back ends (e.g. "ll", registered by core): write the World to out. */
+typedef bool (*MimBackendFn)(MimWorld *w, FILE *out);
+typedef struct MimBackendReg {
+    const char *name;
+    MimBackendFn fn;
+} MimBackendReg;
+
+typedef struct MimPlugin {
+    int abi; /* MIM_PLUGIN_ABI */
+    const char *name;
+    const MimNormalizerReg *normalizers;
+    size_t num_normalizers;
+    const MimPassReg *passes;
+    size_t num_passes;
+    const MimBackendReg *backends;
+    size_t num_backends;
+} MimPlugin;
+
+typedef const MimPlugin *(*MimGetPlugin)(void);
+
+/* ---- annex ids ----------------------------------------------------------- */
+static inline uint64_t mim_annex_base(uint64_t id) { return id & ~(uint64_t)0xff; }
+static inline unsigned mim_annex_sub(uint64_t id) { return (unsigned)(id & 0xff); }
+static inline uint64_t mim_annex_plugin(uint64_t id) { return id & ~(uint64_t)0xffff; }
+uint64_t mim_axiom_id(const MimDef *axiom);
+
+/* ---- matching (paper Listing 3) ----------------------------------------- */
+/* d if it is a *fully applied* application (curry counter 0) whose head axiom
+ * has exactly this id, or — for annexes that are not functions — the axiom
+ * itself; else NULL. */
+MimDef *mim_match(MimDef *d, uint64_t id);
+/* Like mim_match, for any sub-tag of the annex with this base id. */
+MimDef *mim_match_annex(MimDef *d, uint64_t base);
+/* Arguments of a curried application chain f a₀ a₁ … aₖ (head = axiom):
+ * mim_app_num_args(app) = k+1, mim_app_nth_arg(app, i) = aᵢ. */
+size_t mim_app_num_args(const MimDef *app);
+MimDef *mim_app_nth_arg(const MimDef *app, size_t i);
+/* The annex registered under id in the World (only with its plugin loaded),
+ * or NULL after recording "Axiom with ID '…' not found; demangled plugin name
+ * is '…'" (semantics.md §12.3). */
+MimDef *mim_annex(MimWorld *w, uint64_t id);
+
+#endif
