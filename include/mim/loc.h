@@ -3,6 +3,7 @@
 #ifndef MIM_LOC_H
 #define MIM_LOC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ void mim_diag_clear(MimDiag *d);
 #define MIM_PRINTF(f, a)
 #endif
 void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) MIM_PRINTF(4, 5);
+void mim_diag_vreport(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap)
+    MIM_PRINTF(4, 0);
 /* Append all messages of src to dst (src is left unchanged). */
 void mim_diag_append(MimDiag *dst, const MimDiag *src);
 /* Print `loc: severity: text` lines; colors only if `color`. */

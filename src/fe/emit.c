@@ -20,22 +20,7 @@ MimLoc emit_push_loc(Emitter *e, MimLoc loc) {
 void emit_pop_loc(Emitter *e, MimLoc old) { mim_world_set_loc(e->w, old); }
 
 static void report(Emitter *e, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap) {
-    char small[512];
-    va_list ap2;
-    va_copy(ap2, ap);
-    int len = vsnprintf(small, sizeof small, fmt, ap);
-    if (len < 0) len = 0;
-    if ((size_t)len < sizeof small) {
-        mim_diag_report(mim_world_diag(e->w), sev, loc, "%s", small);
-    } else {
-        char *big = malloc((size_t)len + 1);
-        if (big) {
-            vsnprintf(big, (size_t)len + 1, fmt, ap2);
-            mim_diag_report(mim_world_diag(e->w), sev, loc, "%s", big);
-            free(big);
-        }
-    }
-    va_end(ap2);
+    mim_diag_vreport(mim_world_diag(e->w), sev, loc, fmt, ap);
 }
 
 MimDef *emit_error(Emitter *e, MimLoc loc, const char *fmt, ...) {

@@ -198,20 +198,7 @@ const char *mim_str(MimWorld *w, const MimDef *d) {
 
 static void report(MimWorld *w, MimSeverity sev, const char *fmt, va_list ap) {
     if (w->frozen) return;
-    char small[512];
-    va_list ap2;
-    va_copy(ap2, ap);
-    int len = vsnprintf(small, sizeof small, fmt, ap);
-    if (len < 0) len = 0;
-    if ((size_t)len < sizeof small) {
-        mim_diag_report(&w->diag, sev, w->loc, "%s", small);
-    } else {
-        char *big = mim_xmalloc((size_t)len + 1);
-        vsnprintf(big, (size_t)len + 1, fmt, ap2);
-        mim_diag_report(&w->diag, sev, w->loc, "%s", big);
-        free(big);
-    }
-    va_end(ap2);
+    mim_diag_vreport(&w->diag, sev, w->loc, fmt, ap);
 }
 
 void mim_err(MimWorld *w, const char *fmt, ...) {

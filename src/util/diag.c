@@ -30,16 +30,22 @@ static void push(MimDiag *d, MimSeverity sev, MimLoc loc, char *text) {
     if (sev == MIM_WARNING) d->num_warnings++;
 }
 
-void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) {
-    va_list ap, ap2;
-    va_start(ap, fmt);
+void mim_diag_vreport(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap) {
+    va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *text = mim_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-    vsnprintf(text, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap2);
+    size_t len = n < 0 ? 0 : (size_t)n;
+    char *text = mim_xmalloc(len + 1);
+    vsnprintf(text, len + 1, fmt, ap2);
     va_end(ap2);
     push(d, sev, loc, text);
+}
+
+void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    mim_diag_vreport(d, sev, loc, fmt, ap);
+    va_end(ap);
 }
 
 void mim_diag_append(MimDiag *dst, const MimDiag *src) {
