@@ -17,8 +17,13 @@
  *     #define MIM_NAME_tag_IS_FN   0/1        the annex is an axiom of function type
  * the prototypes of the normalizers named in NAME.mim,
  *     MimDef *normalize_x(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg);
- * and a table initializer listing every (sub-)tag id with its normalizer:
+ * and a table initializer listing every (sub-)tag id with its normalizer
+ * (the base id for an annex without sub-tags) and the number of entries:
  *     #define MIM_NAME_NORMALIZERS { MIM_NAME_tag_sub, normalize_x }, ...
+ *     #define MIM_NAME_NUM_NORMALIZERS n
+ * The build (plugins/CMakeLists.txt, mim_add_plugin) generates it as
+ * <mim/plugin/NAME.h> and builds build/lib/mim/libmim_NAME.so against it;
+ * a name that would be defined twice (`%p.a_b` vs `%p.a.b`) is an error.
  * so a plugin's registration is data:
  *     static const MimNormalizerReg normalizers[] = { MIM_core_NORMALIZERS };
  *     static const MimPlugin plugin = { MIM_PLUGIN_ABI, "core",

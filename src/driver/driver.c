@@ -3,6 +3,8 @@
  * Every failure is a diagnostic and exit code 1; nothing aborts. */
 #include "mim/driver.h"
 
+#include "driver/bootstrap.h"
+#include "driver/load.h"
 #include "fe/emit.h"
 #include "fe/fe.h"
 #include "ir/print.h"
@@ -34,6 +36,7 @@ typedef struct Run {
     size_t num_retired;
     MimDiag diag; /* front-end messages */
     MimFe *fe;
+    MimRegistry plugins; /* loaded libraries; closed after every World is freed */
 } Run;
 
 static bool open_output(Run *r, Output *out, const char *name) {
@@ -83,14 +86,49 @@ static MimSym stem(MimWorld *w, const char *path) {
     return mim_world_sym_n(w, base, len);
 }
 
+/* Loads the library of `name` (never in bootstrap mode). An error is
+ * reported at loc, or as an unlocated fatal line if loc has no row. */
+static bool load_plugin(Run *r, const char *name, MimLoc loc) {
+    if (r->o->bootstrap) return true;
+    char msg[256];
+    if (mim_registry_load(&r->plugins, name, (const char *const *)r->paths, r->num_paths, msg, sizeof msg))
+        return true;
+    if (loc.begin.row == 0) fprintf(r->err, "error: %s\n", msg);
+    else mim_diag_report(&r->diag, MIM_ERROR, loc, "%s", msg);
+    return false;
+}
+
+/* An implicit or -p plugin (cli.md §3 step 5): its library, then its .mim. */
+static bool parse_plugin(Run *r, const char *name) {
+    MimLoc none = {0};
+    if (!load_plugin(r, name, none)) return false;
+    mim_fe_parse_plugin(r->fe, name);
+    return true;
+}
+
+/* The libraries requested by `plugin x;` directives of all parsed files, in
+ * the order the files were opened; errors are located at the directive. */
+static void load_directives(Run *r) {
+    if (r->o->bootstrap) return;
+    for (size_t i = 0, n = mim_fe_num_files(r->fe); i < n; ++i) {
+        const MimAstModule *m = mim_fe_file(r->fe, i)->module;
+        for (size_t k = 0; m && k < m->num_imports; ++k) {
+            const MimAstImport *imp = &m->imports[k];
+            if (imp->tok == MIM_TOK_PLUGIN && imp->name) load_plugin(r, imp->name, imp->loc);
+        }
+    }
+}
+
 static bool parse_all(Run *r) {
     const MimOptions *o = r->o;
-    if (!o->bootstrap) mim_fe_parse_plugin(r->fe, "compile");
-    for (size_t i = 0; i < o->num_plugins; ++i) mim_fe_parse_plugin(r->fe, o->plugins[i]);
-    if (!o->bootstrap && o->opt_level >= 2) mim_fe_parse_plugin(r->fe, "opt");
+    if (!o->bootstrap && !parse_plugin(r, "compile")) return false;
+    for (size_t i = 0; i < o->num_plugins; ++i)
+        if (!parse_plugin(r, o->plugins[i])) return false;
+    if (!o->bootstrap && o->opt_level >= 2 && !parse_plugin(r, "opt")) return false;
     mim_fe_set_md(r->fe, r->md.f);
     mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);
+    if (ok && !r->diag.num_errors) load_directives(r);
     if (!ok || r->diag.num_errors) {
         mim_diag_print(&r->diag, r->err, color_of(r->err));
         return false;
@@ -102,9 +140,19 @@ static bool parse_all(Run *r) {
     return true;
 }
 
+static bool hook_loaded(void *user, MimSym plugin) {
+    return mim_registry_is_loaded(&((Run *)user)->plugins, plugin);
+}
+
+static MimNormalizer hook_normalizer(void *user, uint64_t id) {
+    return mim_registry_normalizer(&((Run *)user)->plugins, id);
+}
+
 static bool emit_all(Run *r) {
+    MimEmitHooks hooks = {hook_loaded, hook_normalizer, r};
     for (size_t i = 0, n = mim_fe_num_modules(r->fe); i < n; ++i) {
-        if (!mim_emit_module(r->world, mim_fe_module(r->fe, i)) || mim_world_has_error(r->world)) {
+        if (!mim_emit_module_with(r->world, mim_fe_module(r->fe, i), &hooks) ||
+            mim_world_has_error(r->world)) {
             print_world_diag(r);
             return false;
         }
@@ -127,8 +175,7 @@ static void write_mim(Run *r) {
     char **lines = mim_xcalloc(n, sizeof *lines);
     for (size_t i = 0; i < n; ++i) {
         const MimFeFile *file = mim_fe_file(r->fe, i);
-        /* Plugin libraries are not loaded yet (a later issue): every file is an import. */
-        const char *kw = ".import";
+        const char *kw = mim_registry_is_loaded(&r->plugins, file->name) ? ".mim/plugin" : ".import";
         size_t len = strlen(kw) + strlen(file->name) + 3;
         lines[i] = mim_xmalloc(len);
         snprintf(lines[i], len, "%s %s;", kw, file->name);
@@ -169,10 +216,27 @@ static void drop_compile_functions(MimWorld *w) {
     }
 }
 
+/* The internal_cleanup step of every standard pipeline (opt.md §3 step 10):
+ * externals named `internal_…` (helpers that plugins such as autodiff and
+ * matrix export from their interfaces) stop being roots. */
+static void internalize_helpers(MimWorld *w) {
+    for (size_t i = 0; i < mim_world_num_externals(w);) {
+        MimDef *ext = mim_world_external(w, i);
+        MimSym name = mim_def_name(ext);
+        if (mim_def_node(ext) == MIM_LAM && name && strncmp(name, "internal_", 9) == 0)
+            mim_make_internal(w, ext);
+        else ++i;
+    }
+}
+
 /* -O1: the cleanup. -O2: the compilation pipeline; until the optimizer exists
- * (a later issue) it drops the compilation functions and runs the cleanup. */
+ * (a later issue) it drops the compilation functions, internalizes the
+ * `internal_` helpers (as every standard pipeline does) and runs the cleanup. */
 static bool optimize(Run *r, long level) {
-    if (level >= 2) drop_compile_functions(r->world);
+    if (level >= 2) {
+        drop_compile_functions(r->world);
+        internalize_helpers(r->world);
+    }
     MimWorld *clean = mim_cleanup(r->world);
     if (!clean) {
         fprintf(r->err, "error: internal error in the cleanup phase\n");
@@ -213,6 +277,9 @@ static int run(Run *r) {
         }
         write_deps(r);
     }
+    /* Step 11: the plugin header (outside bootstrap mode the file stays empty). */
+    if (o->bootstrap && r->h.f && !mim_write_plugin_header(r->fe, mim_world_name(r->world), r->h.f, r->err))
+        return 1;
     long level = o->opt_level;
     if (o->bootstrap && level > 1) level = 1;
     if (level < 0 || level > 2) {
@@ -223,8 +290,15 @@ static int run(Run *r) {
     if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
     if (r->mim.f) write_mim(r);
     if (r->ll.f) {
-        fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
-        return 1;
+        MimBackendFn ll = mim_registry_backend(&r->plugins, "ll");
+        if (!ll) {
+            fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
+            return 1;
+        }
+        if (!ll(r->world, r->ll.f)) {
+            print_world_diag(r);
+            return 1;
+        }
     }
     return 0;
 }
@@ -238,6 +312,7 @@ int mim_run(const MimOptions *o, FILE *err) {
     if (r.fe) mim_fe_free(r.fe);
     if (r.world) mim_world_free(r.world);
     for (size_t i = 0; i < r.num_retired; ++i) mim_world_free(r.retired[i]);
+    mim_registry_free(&r.plugins); /* after the Worlds: they hold normalizer pointers */
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);
     close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);

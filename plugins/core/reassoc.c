@@ -1,0 +1,37 @@
+/* Reassociation of literal operands (see reassoc.h). Rules are tried in the
+ * order of core.md §4.4; new calls use mode 0 and are normalized again,
+ * which folds the literal pair they bring together. */
+#include "reassoc.h"
+
+static MimDef *call(MimWorld *w, uint64_t id, MimDef *s, MimDef *x, MimDef *y) {
+    MimDef *args[3] = {s, mim_lit_nat(w, 0), core_pair(w, x, y)};
+    return args[2] ? core_call(w, id, args, 3) : NULL;
+}
+
+/* Operands of `d` if it is a fully applied call of the same operation. */
+static bool split(MimWorld *w, MimDef *d, uint64_t id, MimDef **x, MimDef **y) {
+    if (!mim_match(d, id)) return false;
+    MimDef *arg = mim_app_arg(d);
+    *x = core_op(w, arg, 0);
+    *y = core_op(w, arg, 1);
+    return *x && *y;
+}
+
+bool core_reassoc(MimWorld *w, uint64_t id, MimDef *s, MimDef *a, MimDef *b, MimDef **out) {
+    MimDef *x, *y, *z, *v;
+    bool is_ca = split(w, a, id, &x, &y), is_cb = split(w, b, id, &z, &v);
+    bool la = core_lit(a, NULL);
+    bool lx = is_ca && core_lit(x, NULL), lz = is_cb && core_lit(z, NULL);
+    if (la && lz) { /* a op (z op v) → (a op z) op v */
+        *out = call(w, id, s, call(w, id, s, a, z), v);
+    } else if (lx && lz) { /* (x op y) op (z op v) → (x op z) op (y op v) */
+        *out = call(w, id, s, call(w, id, s, x, z), call(w, id, s, y, v));
+    } else if (lz) { /* a op (z op v) → z op (a op v) */
+        *out = call(w, id, s, z, call(w, id, s, a, v));
+    } else if (lx) { /* (x op y) op b → x op (y op b) */
+        *out = call(w, id, s, x, call(w, id, s, y, b));
+    } else {
+        return false;
+    }
+    return true;
+}

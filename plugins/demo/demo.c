@@ -1,0 +1,16 @@
+/* The demo plugin (demo.md): the smallest plugin, a template for others.
+ * `%demo.const_idx n` is the constant 42 of type `Idx n`. */
+#include "mim/plugin/demo.h"
+
+/* Builds the literal directly, so a size n that is a literal ≤ 42 (other than
+ * 0) or not a literal at all gets the World's usual literal error. */
+MimDef *normalize_const(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    (void)callee, (void)arg;
+    return mim_lit(w, type, 42);
+}
+
+static const MimNormalizerReg normalizers[] = {MIM_demo_NORMALIZERS};
+static const MimPlugin plugin = {MIM_PLUGIN_ABI, "demo", normalizers,
+                                 sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0};
+
+MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }

@@ -1,0 +1,155 @@
+/* Loading plugin libraries (cli.md §4.2, include/mim/plugin.h): for each
+ * search path D, `D/<name>` then `D/libmim_<name>.so`; the entry point
+ * mim_get_plugin returns the library's static tables, which are checked
+ * (ABI version, name) and indexed for lookups by annex id. */
+#include "driver/load.h"
+
+#include "util/xalloc.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Only what fits into an annex id (semantics.md §12.1). */
+static bool valid_name(const char *name) {
+    size_t n = strlen(name);
+    if (n == 0 || n > 8) return false;
+    for (size_t i = 0; i < n; ++i) {
+        char c = name[i];
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return strcmp(name, "_error_") != 0;
+}
+
+static bool is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* dlopen of the first candidate that exists and loads. A path without a
+ * slash would make dlopen search the system library path, so the current
+ * directory is spelled "./". */
+static void *open_library(const char *name, const char *const *paths, size_t num_paths) {
+    for (size_t i = 0; i < num_paths; ++i) {
+        const char *dir = *paths[i] ? paths[i] : ".";
+        char path[4096];
+        for (int form = 0; form < 2; ++form) {
+            int len = form == 0 ? snprintf(path, sizeof path, "%s/%s", dir, name)
+                                : snprintf(path, sizeof path, "%s/libmim_%s.so", dir, name);
+            if (len < 0 || (size_t)len >= sizeof path || !is_file(path)) continue;
+            void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (h) return h;
+        }
+    }
+    return NULL;
+}
+
+static int by_id(const void *x, const void *y) {
+    uint64_t a = ((const MimNormalizerReg *)x)->id, b = ((const MimNormalizerReg *)y)->id;
+    return (a > b) - (a < b);
+}
+
+/* The library's tables, or NULL with a message. */
+static const MimPlugin *entry(void *h, const char *name, char *msg, size_t msg_size) {
+    /* POSIX guarantees the object/function pointer conversion for dlsym. */
+    void *sym = dlsym(h, MIM_PLUGIN_ENTRY);
+    MimGetPlugin get;
+    if (!sym) {
+        snprintf(msg, msg_size, "mim/plugin has no '%s()'", MIM_PLUGIN_ENTRY);
+        return NULL;
+    }
+    memcpy(&get, &sym, sizeof get);
+    const MimPlugin *p = get();
+    if (!p) snprintf(msg, msg_size, "plugin '%s': %s() returned no plugin", name, MIM_PLUGIN_ENTRY);
+    else if (p->abi != MIM_PLUGIN_ABI)
+        snprintf(msg, msg_size, "plugin '%s' has ABI version %d, expected %d", name, p->abi, MIM_PLUGIN_ABI);
+    else if (!p->name || strcmp(p->name, name) != 0)
+        snprintf(msg, msg_size, "library of plugin '%s' calls itself '%s'", name, p->name ? p->name : "");
+    else if ((p->num_normalizers && !p->normalizers) || (p->num_passes && !p->passes) ||
+             (p->num_backends && !p->backends))
+        snprintf(msg, msg_size, "plugin '%s' has a malformed table", name);
+    else return p;
+    return NULL;
+}
+
+bool mim_registry_load(MimRegistry *r, const char *name, const char *const *paths,
+                       size_t num_paths, char *msg, size_t msg_size) {
+    if (!valid_name(name)) {
+        snprintf(msg, msg_size, "invalid plugin name '%s' (1 to 8 characters of [_a-zA-Z0-9])", name);
+        return false;
+    }
+    if (mim_registry_is_loaded(r, name)) return true;
+    void *h = open_library(name, paths, num_paths);
+    if (!h) {
+        snprintf(msg, msg_size, "cannot open plugin '%s'", name);
+        return false;
+    }
+    const MimPlugin *p = entry(h, name, msg, msg_size);
+    if (!p) {
+        dlclose(h);
+        return false;
+    }
+    if (r->num_libs == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 8;
+        r->libs = mim_xrealloc(r->libs, r->cap * sizeof *r->libs);
+    }
+    MimPluginLib *lib = &r->libs[r->num_libs++];
+    memset(lib, 0, sizeof *lib);
+    memcpy(lib->name, name, strlen(name) + 1);
+    lib->handle = h;
+    lib->plugin = p;
+    if (p->num_normalizers) {
+        lib->norms = mim_xmalloc(p->num_normalizers * sizeof *lib->norms);
+        memcpy(lib->norms, p->normalizers, p->num_normalizers * sizeof *lib->norms);
+        qsort(lib->norms, p->num_normalizers, sizeof *lib->norms, by_id);
+    }
+    return true;
+}
+
+bool mim_registry_is_loaded(const MimRegistry *r, const char *name) {
+    for (size_t i = 0; i < r->num_libs; ++i)
+        if (strcmp(r->libs[i].name, name) == 0) return true;
+    return false;
+}
+
+MimNormalizer mim_registry_normalizer(const MimRegistry *r, uint64_t id) {
+    MimNormalizerReg key = {id, NULL};
+    for (size_t i = 0; i < r->num_libs; ++i) {
+        const MimPluginLib *lib = &r->libs[i];
+        if (!lib->norms) continue;
+        const MimNormalizerReg *hit =
+            bsearch(&key, lib->norms, lib->plugin->num_normalizers, sizeof key, by_id);
+        if (hit) return hit->fn;
+    }
+    return NULL;
+}
+
+MimPassHandler mim_registry_pass(const MimRegistry *r, uint64_t id) {
+    for (size_t i = 0; i < r->num_libs; ++i) {
+        const MimPlugin *p = r->libs[i].plugin;
+        for (size_t k = 0; k < p->num_passes; ++k)
+            if (p->passes[k].id == id) return p->passes[k].fn;
+    }
+    return NULL;
+}
+
+MimBackendFn mim_registry_backend(const MimRegistry *r, const char *name) {
+    for (size_t i = 0; i < r->num_libs; ++i) {
+        const MimPlugin *p = r->libs[i].plugin;
+        for (size_t k = 0; k < p->num_backends; ++k)
+            if (p->backends[k].name && strcmp(p->backends[k].name, name) == 0) return p->backends[k].fn;
+    }
+    return NULL;
+}
+
+void mim_registry_free(MimRegistry *r) {
+    for (size_t i = r->num_libs; i-- > 0;) {
+        free(r->libs[i].norms);
+        dlclose(r->libs[i].handle);
+    }
+    free(r->libs);
+    memset(r, 0, sizeof *r);
+}
