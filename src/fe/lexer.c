@@ -501,8 +501,9 @@ static const Keyword keywords[] = {
 
 static MimTokKind keyword(const char *s, size_t n) {
     if (n > 6) return MIM_TOK_ID;
-    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; ++i)
-        if (strncmp(keywords[i].s, s, n) == 0 && keywords[i].s[n] == '\0') return keywords[i].k;
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; ++i) /* first byte: cheap filter */
+        if (keywords[i].s[0] == s[0] && strncmp(keywords[i].s, s, n) == 0 && keywords[i].s[n] == '\0')
+            return keywords[i].k;
     return MIM_TOK_ID;
 }
 

@@ -18,6 +18,21 @@ typedef struct Alpha {
     MimPairMap same; /* immutable pairs (ordered) found equal */
 } Alpha;
 
+/* Inline first storage of an Alpha's maps: most comparisons are small. */
+typedef struct AlphaBufs {
+    MimPtrMapSlot done[MIM_MAP_INLINE], vars[MIM_MAP_INLINE];
+    MimPairMapSlot same[MIM_MAP_INLINE];
+} AlphaBufs;
+
+static void alpha_init(Alpha *a, AlphaBufs *bufs, MimWorld *w, bool infer) {
+    memset(a, 0, sizeof *a);
+    a->w = w;
+    a->infer = infer;
+    mim_ptrmap_lend(&a->done, bufs->done);
+    mim_ptrmap_lend(&a->vars, bufs->vars);
+    mim_pairmap_lend(&a->same, bufs->same);
+}
+
 static void alpha_fini(Alpha *a) {
     mim_ptrmap_free(&a->done);
     mim_ptrmap_free(&a->vars);
@@ -178,7 +193,9 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
 
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
     if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
-    Alpha al = {.w = w, .infer = infer};
+    Alpha al;
+    AlphaBufs bufs;
+    alpha_init(&al, &bufs, w, infer);
     bool res = alpha_(&al, a, b);
     alpha_fini(&al);
     return res;
@@ -225,7 +242,9 @@ static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
 }
 
 bool mim_assignable(MimWorld *w, MimDef *type, MimDef *value) {
-    Alpha al = {.w = w, .infer = true};
+    Alpha al;
+    AlphaBufs bufs;
+    alpha_init(&al, &bufs, w, true);
     bool res = assignable_(&al, type, value);
     alpha_fini(&al);
     return res;

@@ -98,6 +98,9 @@ MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old);
 typedef struct MimSubst {
     MimRewriter rw;
     MimPtrMap vars; /* set of the Var nodes being substituted */
+    /* First storage of rw.map and vars (most substitutions are small): a
+     * MimSubst must not be copied after mim_subst_init. */
+    MimPtrMapSlot map_buf[MIM_MAP_INLINE], vars_buf[MIM_MAP_INLINE];
 } MimSubst;
 
 /* One substitution run var := arg (var must be a Var node); several nodes

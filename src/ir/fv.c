@@ -128,6 +128,8 @@ static void skin_walk(Skin *s, MimDef *d) {
  * operands of `d` (of d itself if `self` and d is immutable). */
 static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts) {
     Skin s = {.vars = vars, .muts = muts};
+    MimPtrMapSlot seen[MIM_MAP_INLINE]; /* skins are mostly small */
+    mim_ptrmap_lend(&s.seen, seen);
     if (self) {
         skin_walk(&s, d);
     } else {

@@ -113,6 +113,8 @@ static MimDef *elim(Elim *e, MimDef *d) {
 MimDef *mim_eliminate_holes(MimWorld *w, MimDef *d) {
     if (!d || !(d->dep & MIM_DEP_INFER)) return d;
     Elim e = {.w = w};
+    MimPtrMapSlot memo[MIM_MAP_INLINE]; /* most eliminations touch few nodes */
+    mim_ptrmap_lend(&e.memo, memo);
     MimDef *res = elim(&e, d);
     mim_ptrmap_free(&e.memo);
     return e.failed ? NULL : res;

@@ -188,6 +188,8 @@ static MimDef *subst_hook(MimRewriter *rw, MimDef *old) {
 void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg) {
     memset(s, 0, sizeof *s);
     mim_rewriter_init(&s->rw, w, w, subst_hook, s);
+    mim_ptrmap_lend(&s->rw.map, s->map_buf);
+    mim_ptrmap_lend(&s->vars, s->vars_buf);
     mim_ptrmap_put(&s->vars, var, NULL);
     mim_rewriter_map(&s->rw, var, arg);
 }

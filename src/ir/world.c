@@ -45,7 +45,7 @@ static void table_grow(MimHashSet *t) {
     size_t old_cap = t->cap;
     MimDef **old = t->slots;
     t->cap = old_cap ? old_cap * 2 : 1024;
-    t->slots = mim_xcalloc(t->cap, sizeof *t->slots);
+    t->slots = mim_pages_zalloc(t->cap * sizeof *t->slots);
     size_t mask = t->cap - 1;
     for (size_t i = 0; i < old_cap; ++i) {
         MimDef *d = old[i];
@@ -54,7 +54,7 @@ static void table_grow(MimHashSet *t) {
         while (t->slots[j]) j = (j + 1) & mask;
         t->slots[j] = d;
     }
-    free(old);
+    mim_pages_free(old, old_cap * sizeof *old);
 }
 
 static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
@@ -160,7 +160,7 @@ void mim_world_free(MimWorld *w) {
     mim_vec_free(&w->externals);
     mim_vec_free(&w->annexes);
     mim_diag_free(&w->diag);
-    free(w->table.slots);
+    mim_pages_free(w->table.slots, w->table.cap * sizeof *w->table.slots);
     mim_symtab_free(&w->syms);
     mim_arena_free(&w->arena);
     free(w);

@@ -12,6 +12,8 @@
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -25,38 +27,67 @@ struct MimArenaChunk {
 };
 
 #define ALIGN (alignof(max_align_t))
-#define MAP_MIN ((size_t)64 << 10) /* smaller chunks come from calloc */
+#if defined(MAP_ANONYMOUS)
+#define MAP_MIN ((size_t)64 << 10) /* smaller blocks come from calloc */
+#else
+#define MAP_MIN SIZE_MAX /* no anonymous mappings: always calloc */
+#endif
+
+/* Fresh, populated anonymous pages, or NULL (then the caller uses calloc). */
+static void *map_pages(size_t bytes) {
+#if defined(MAP_ANONYMOUS)
+#if defined(MAP_POPULATE)
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    (void)bytes;
+    return NULL;
+#endif
+}
+
+static void unmap_pages(void *p, size_t bytes) {
+#if defined(MAP_ANONYMOUS)
+    munmap(p, bytes);
+#else
+    (void)p, (void)bytes;
+#endif
+}
+
+void *mim_pages_zalloc(size_t bytes) {
+    if (bytes < MAP_MIN) return mim_xcalloc(1, bytes);
+    void *p = map_pages(bytes);
+    if (!p) {
+        fputs("mim: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void mim_pages_free(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes >= MAP_MIN) unmap_pages(p, bytes);
+    else free(p);
+}
 
 static MimArenaChunk *chunk_new(size_t cap) {
-#if defined(MAP_ANONYMOUS)
-    if (cap >= MAP_MIN) {
-#if defined(MAP_POPULATE)
-        int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
-#else
-        int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-#endif
-        size_t bytes = sizeof(MimArenaChunk) + cap;
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
-        if (p != MAP_FAILED) {
-            MimArenaChunk *c = p;
-            c->mapped = bytes;
-            return c;
-        }
+    size_t bytes = sizeof(MimArenaChunk) + cap;
+    MimArenaChunk *c = bytes >= MAP_MIN ? map_pages(bytes) : NULL;
+    if (c) {
+        c->mapped = bytes;
+        return c;
     }
-#endif
-    MimArenaChunk *c = mim_xcalloc(1, sizeof *c + cap);
+    c = mim_xcalloc(1, bytes);
     c->mapped = 0;
     return c;
 }
 
 static void chunk_free(MimArenaChunk *c) {
-#if defined(MAP_ANONYMOUS)
-    if (c->mapped) {
-        munmap(c, c->mapped);
-        return;
-    }
-#endif
-    free(c);
+    if (c->mapped) unmap_pages(c, c->mapped);
+    else free(c);
 }
 
 void mim_arena_init(MimArena *a) { memset(a, 0, sizeof *a); }

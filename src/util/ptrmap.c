@@ -21,8 +21,13 @@ static size_t hash_pair(const void *a, const void *b) {
 
 /* ---- MimPtrMap ---------------------------------------------------------- */
 
+void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf) {
+    memset(m, 0, sizeof *m);
+    m->lent = buf;
+}
+
 void mim_ptrmap_free(MimPtrMap *m) {
-    free(m->slots);
+    if (m->slots != m->lent) free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -42,11 +47,18 @@ static MimPtrMapSlot *ptr_lookup(const MimPtrMap *m, const void *key) {
 }
 
 static void ptr_grow(MimPtrMap *m) {
-    MimPtrMap n = {mim_xcalloc(m->cap ? m->cap * 2 : 16, sizeof(MimPtrMapSlot)),
-                   m->cap ? m->cap * 2 : 16, m->len};
+    size_t cap = m->cap ? m->cap * 2 : MIM_MAP_INLINE;
+    MimPtrMapSlot *slots;
+    if (!m->cap && m->lent) {
+        slots = m->lent;
+        memset(slots, 0, cap * sizeof *slots);
+    } else {
+        slots = mim_xcalloc(cap, sizeof *slots);
+    }
+    MimPtrMap n = {slots, cap, m->len, m->lent};
     for (size_t i = 0; i < m->cap; ++i)
         if (m->slots[i].key) *ptr_lookup(&n, m->slots[i].key) = m->slots[i];
-    free(m->slots);
+    if (m->slots != m->lent) free(m->slots);
     *m = n;
 }
 
@@ -106,8 +118,13 @@ bool mim_ptrmap_remove(MimPtrMap *m, const void *key) {
 
 /* ---- MimPairMap --------------------------------------------------------- */
 
+void mim_pairmap_lend(MimPairMap *m, MimPairMapSlot *buf) {
+    memset(m, 0, sizeof *m);
+    m->lent = buf;
+}
+
 void mim_pairmap_free(MimPairMap *m) {
-    free(m->slots);
+    if (m->slots != m->lent) free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -126,11 +143,18 @@ static MimPairMapSlot *pair_lookup(const MimPairMap *m, const void *a, const voi
 }
 
 static void pair_grow(MimPairMap *m) {
-    MimPairMap n = {mim_xcalloc(m->cap ? m->cap * 2 : 16, sizeof(MimPairMapSlot)),
-                    m->cap ? m->cap * 2 : 16, m->len};
+    size_t cap = m->cap ? m->cap * 2 : MIM_MAP_INLINE;
+    MimPairMapSlot *slots;
+    if (!m->cap && m->lent) {
+        slots = m->lent;
+        memset(slots, 0, cap * sizeof *slots);
+    } else {
+        slots = mim_xcalloc(cap, sizeof *slots);
+    }
+    MimPairMap n = {slots, cap, m->len, m->lent};
     for (size_t i = 0; i < m->cap; ++i)
         if (m->slots[i].a) *pair_lookup(&n, m->slots[i].a, m->slots[i].b) = m->slots[i];
-    free(m->slots);
+    if (m->slots != m->lent) free(m->slots);
     *m = n;
 }
 

@@ -19,7 +19,18 @@ typedef struct MimPtrMapSlot {
 typedef struct MimPtrMap {
     MimPtrMapSlot *slots; /* power-of-two capacity; key NULL = empty slot */
     size_t cap, len;
+    MimPtrMapSlot *lent;  /* caller storage for the first MIM_MAP_INLINE slots, or NULL */
 } MimPtrMap;
+
+/* Capacity of a map's first storage. Short-lived maps that stay this small
+ * can live in caller storage (a local array) instead of on the heap. */
+#define MIM_MAP_INLINE 16
+
+/* Makes the empty map m use buf (MIM_MAP_INLINE slots) as its first storage;
+ * it moves to the heap when it grows. buf must outlive the map's use, and m
+ * must not be copied while it uses buf. Capacities and slot positions are the
+ * same as without buf. */
+void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf);
 
 void mim_ptrmap_free(MimPtrMap *m);
 void mim_ptrmap_clear(MimPtrMap *m); /* keeps the storage */
@@ -42,7 +53,10 @@ typedef struct MimPairMapSlot {
 typedef struct MimPairMap {
     MimPairMapSlot *slots;
     size_t cap, len;
+    MimPairMapSlot *lent; /* as for MimPtrMap */
 } MimPairMap;
+
+void mim_pairmap_lend(MimPairMap *m, MimPairMapSlot *buf); /* as mim_ptrmap_lend */
 
 void mim_pairmap_free(MimPairMap *m);
 void mim_pairmap_clear(MimPairMap *m);

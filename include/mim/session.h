@@ -1,0 +1,48 @@
+/* A session: a World together with the plugins it uses, for DSL compilers
+ * that embed libmim instead of running the `mim` command line.
+ *
+ *     MimSession *s = mim_session_new(NULL, 0);
+ *     mim_session_plugin(s, "core");            // interface + library
+ *     if (!mim_session_build(s)) { mim_session_print_diag(s, stderr); ... }
+ *     MimWorld *w = mim_session_world(s);
+ *     MimDef *minus = mim_annex(w, MIM_core_minus);   // ids: generated headers
+ *     ... build nodes with world.h: normalizers of loaded plugins fire ...
+ *     mim_session_free(s);
+ *
+ * A session is built once: name the plugins (and optionally one Mim source
+ * text), then mim_session_build parses, binds and emits them exactly as the
+ * driver does (cli.md §3 steps 5–8). Plugin libraries stay loaded until
+ * mim_session_free. */
+#ifndef MIM_SESSION_H
+#define MIM_SESSION_H
+
+#include "mim/loc.h"
+#include "mim/world.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct MimSession MimSession;
+
+/* Plugin search directories in priority order after the current directory
+ * (like -P); then MIM_PLUGIN_PATH, then the `mim` directory next to the
+ * libmim shared library, then <install prefix>/lib/mim. */
+MimSession *mim_session_new(const char *const *plugin_dirs, size_t num_dirs);
+void mim_session_free(MimSession *s);
+
+/* Requests plugin `name` (its library and NAME.mim). Before build only. */
+bool mim_session_plugin(MimSession *s, const char *name);
+/* Adds Mim source text as the session's program (at most one; it may itself
+ * `import`/`plugin` further files). `path` names it in diagnostics. */
+bool mim_session_source(MimSession *s, const char *path, const char *text, size_t len);
+/* Parses, binds, loads the requested libraries and emits everything into the
+ * World. Returns false on any error (see mim_session_print_diag). */
+bool mim_session_build(MimSession *s);
+
+MimWorld *mim_session_world(MimSession *s);
+bool mim_session_is_loaded(const MimSession *s, const char *plugin);
+/* Prints front-end and World diagnostics (`file:row:col: error: …`). */
+void mim_session_print_diag(MimSession *s, FILE *out);
+
+#endif
