@@ -99,6 +99,12 @@ MimDef *mim_match_annex(MimDef *d, uint64_t base);
  * mim_app_num_args(app) = k+1, mim_app_nth_arg(app, i) = aᵢ. */
 size_t mim_app_num_args(const MimDef *app);
 MimDef *mim_app_nth_arg(const MimDef *app, size_t i);
+/* Canonical operand order of commutative operations (plugins/README.md
+ * §3.6): true if the pair (a, b) must be swapped — b is a literal, or a is
+ * not a literal and was created after b. */
+bool mim_commute_swap(const MimDef *a, const MimDef *b);
+/* The tuple (a, b) (normalized: a pair of equal nodes is a pack). */
+MimDef *mim_pair(MimWorld *w, MimDef *a, MimDef *b);
 /* The annex registered under id in the World (only with its plugin loaded),
  * or NULL after recording "Axiom with ID '…' not found; demangled plugin name
  * is '…'" (semantics.md §12.3). */

@@ -41,14 +41,10 @@ uint64_t core_mod(uint64_t v, uint64_t s) { return s ? v % s : v; }
 
 MimDef *core_op(MimWorld *w, MimDef *pair, uint64_t i) { return mim_proj(w, pair, 2, i); }
 
-MimDef *core_pair(MimWorld *w, MimDef *a, MimDef *b) {
-    MimDef *ops[2] = {a, b};
-    return mim_tuple(w, ops, 2);
-}
+MimDef *core_pair(MimWorld *w, MimDef *a, MimDef *b) { return mim_pair(w, a, b); }
 
 bool core_commute(MimDef **a, MimDef **b) {
-    bool la = core_lit(*a, NULL), lb = core_lit(*b, NULL);
-    if (lb || (!la && mim_def_gid(*a) > mim_def_gid(*b))) {
+    if (mim_commute_swap(*a, *b)) {
         MimDef *t = *a;
         *a = *b;
         *b = t;

@@ -61,15 +61,6 @@ static bool lit_bits(SfFormat f, const MimDef *d, uint64_t *bits) {
 
 static uint64_t one_bits(SfFormat f) { return sf_from_double(f, 1.0); }
 
-/* Canonical operand order (plugins/README.md §3.6): true if (a, b) must swap. */
-static bool must_swap(const MimDef *a, const MimDef *b) {
-    return is_lit(b) || (!is_lit(a) && mim_def_gid(a) > mim_def_gid(b));
-}
-
-static MimDef *pair(MimWorld *w, MimDef *a, MimDef *b) {
-    MimDef *ops[2] = {a, b};
-    return mim_tuple(w, ops, 2);
-}
 
 /* The two operands of a pair argument. */
 static void operands(MimWorld *w, MimDef *arg, MimDef **a, MimDef **b) {
@@ -109,19 +100,19 @@ static MimDef *reassociate(MimWorld *w, uint64_t id, MimDef *pe, uint64_t mode, 
     mode &= MODE_FAST;
     if (la && lz) { /* a op (z op w) → (a op z) op w */
         uint64_t m = mode & mb;
-        return call(w, id, pe, m, pair(w, call(w, id, pe, m, pair(w, a, z)), v));
+        return call(w, id, pe, m, mim_pair(w, call(w, id, pe, m, mim_pair(w, a, z)), v));
     }
     if (lx && lz) { /* (x op y) op (z op w) → (x op z) op (y op w) */
         uint64_t m = mode & ma & mb;
-        return call(w, id, pe, m, pair(w, call(w, id, pe, m, pair(w, x, z)), call(w, id, pe, m, pair(w, y, v))));
+        return call(w, id, pe, m, mim_pair(w, call(w, id, pe, m, mim_pair(w, x, z)), call(w, id, pe, m, mim_pair(w, y, v))));
     }
     if (lz) { /* a op (z op w) → z op (a op w) */
         uint64_t m = mode & mb;
-        return call(w, id, pe, m, pair(w, z, call(w, id, pe, m, pair(w, a, v))));
+        return call(w, id, pe, m, mim_pair(w, z, call(w, id, pe, m, mim_pair(w, a, v))));
     }
     if (lx) { /* (x op y) op b → x op (y op b) */
         uint64_t m = mode & ma;
-        return call(w, id, pe, m, pair(w, x, call(w, id, pe, m, pair(w, y, b))));
+        return call(w, id, pe, m, mim_pair(w, x, call(w, id, pe, m, mim_pair(w, y, b))));
     }
     return NULL;
 }
@@ -140,7 +131,7 @@ static MimDef *arith_fast(MimWorld *w, unsigned sub, SfFormat f, MimDef *type, M
     if (a == b) {
         if (sub == SF_ADD)
             return call(w, MIM_math_arith_mul, call_pe(callee), MODE_FAST,
-                        pair(w, mim_lit(w, type, sf_from_double(f, 2.0)), a));
+                        mim_pair(w, mim_lit(w, type, sf_from_double(f, 2.0)), a));
         if (sub == SF_SUB) return mim_lit(w, type, 0);
         if (sub == SF_DIV) return mim_lit(w, type, one_bits(f));
     }
@@ -160,7 +151,7 @@ MimDef *normalize_arith(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
     if (known && lit_bits(f, a, &va) && lit_bits(f, b, &vb))
         return mim_lit(w, type, sf_arith(f, (SfOp)sub, va, vb));
     bool commutative = sub == SF_ADD || sub == SF_MUL;
-    bool swapped = commutative && must_swap(a, b);
+    bool swapped = commutative && mim_commute_swap(a, b);
     if (swapped) {
         MimDef *t = a;
         a = b;
@@ -176,7 +167,7 @@ MimDef *normalize_arith(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
         MimDef *r = reassociate(w, arith_ids[sub], call_pe(callee), mode, a, b);
         if (r) return r;
     }
-    return mim_raw_app(w, type, callee, swapped ? pair(w, a, b) : arg);
+    return mim_raw_app(w, type, callee, swapped ? mim_pair(w, a, b) : arg);
 }
 
 /* ---- %math.extrema -------------------------------------------------------- */
@@ -207,14 +198,14 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
     if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb))
         return mim_lit(w, type, fold_extrema(f, sub, va, vb));
     if ((sub == EX_IMIN || sub == EX_IMAX) && lit_mode(callee, &mode) && (mode & (MODE_NNAN | MODE_NSZ))) {
-        if (must_swap(a, b)) {
+        if (mim_commute_swap(a, b)) {
             MimDef *t = a;
             a = b;
             b = t;
         }
         uint64_t id = sub == EX_IMIN ? MIM_math_extrema_fmin : MIM_math_extrema_fmax;
         MimDef *ax = mim_annex(w, id);
-        return mim_app(w, mim_app(w, mim_app(w, ax, call_pe(callee)), call_mode(callee)), pair(w, a, b));
+        return mim_app(w, mim_app(w, mim_app(w, ax, call_pe(callee)), call_mode(callee)), mim_pair(w, a, b));
     }
     return mim_raw_app(w, type, callee, arg);
 }
@@ -325,10 +316,10 @@ MimDef *normalize_cmp(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     uint64_t va, vb;
     if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb))
         return mim_lit_bool(w, (sf_relation(f, va, vb) & sub) != 0);
-    bool swapped = (sub == CMP_E || sub == CMP_NE) && must_swap(a, b);
+    bool swapped = (sub == CMP_E || sub == CMP_NE) && mim_commute_swap(a, b);
     if (sub == CMP_F) return mim_lit_bool(w, false);
     if (sub == CMP_T) return mim_lit_bool(w, true);
-    return mim_raw_app(w, type, callee, swapped ? pair(w, b, a) : arg);
+    return mim_raw_app(w, type, callee, swapped ? mim_pair(w, b, a) : arg);
 }
 
 /* ---- %math.conv ----------------------------------------------------------- */

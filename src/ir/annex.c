@@ -76,3 +76,14 @@ MimDef *mim_annex(MimWorld *w, uint64_t id) {
                     "Axiom with ID '%" PRIx64 "' not found; demangled plugin name is '%s'", id, name);
     return NULL;
 }
+
+bool mim_commute_swap(const MimDef *a, const MimDef *b) {
+    uint64_t v;
+    bool la = a && mim_def_lit(a, &v), lb = b && mim_def_lit(b, &v);
+    return lb || (!la && mim_def_gid(a) > mim_def_gid(b));
+}
+
+MimDef *mim_pair(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ops[2] = {a, b};
+    return mim_tuple(w, ops, 2);
+}
