@@ -103,12 +103,26 @@ static MimDef *make_axiom(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *typ
     return ax;
 }
 
+/* All declarations of one %p.t agree on whether their type is a function
+ * type (semantics.md §12.3). The annex's emitter slot remembers the first. */
+static bool check_fn_consistency(Emitter *e, MimAstDecl *d, MimAnnex *annex, MimDef *type) {
+    static const char fn_mark, value_mark;
+    MimDef *t = mim_resolve(e->w, type);
+    const void *mark = t && mim_def_node(t) == MIM_PI ? &fn_mark : &value_mark;
+    if (!annex->user) annex->user = (void *)mark;
+    if (annex->user == mark) return true;
+    emit_error(e, d->u.axm.type->loc, "all declarations of annex '%s' have to be function types if any is",
+               annex->sym);
+    return false;
+}
+
 static bool emit_axm(Emitter *e, MimAstDecl *d) {
     MimDef *type = emit_expr(e, d->u.axm.type);
     if (!type) return false;
     unsigned curry, trip;
     if (!axiom_counters(e, d, type, &curry, &trip)) return false;
     MimAnnex *annex = d->u.axm.annex;
+    if (annex && !check_fn_consistency(e, d, annex, type)) return false;
     if (d->u.axm.num_subs == 0) {
         MimDef *ax = make_axiom(e, annex, 0, type, curry, trip);
         if (!ax) return false;
@@ -138,7 +152,7 @@ static bool emit_let(Emitter *e, MimAstDecl *d) {
 
 /* Phase 1: the empty mutable of the declaration, named and bound. */
 static MimDef *emit_rec_head(Emitter *e, MimAstDecl *d, MimDef **last) {
-    MimDef *t = d->u.rec.type ? emit_expr(e, d->u.rec.type) : emit_type_hole_univ(e);
+    MimDef *t = d->u.rec.type ? emit_expr(e, d->u.rec.type) : emit_hole_type(e);
     if (!t) return NULL;
     MimAstExpr *body = d->u.rec.body;
     MimDef *def = NULL;

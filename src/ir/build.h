@@ -46,6 +46,9 @@ static inline MimDef *mim_res(MimWorld *w, MimDef *d) {
 /* Type of d, resolved; for `Type l` it is built on demand (semantics.md §3):
  * Type (l+1). NULL for Univ (and, frozen, if that node does not exist). */
 MimDef *mim_type_of(MimWorld *w, MimDef *d);
+/* mim_type_of for a node used as a term or type: the universe has no type, so
+ * using it there records "… has no type" instead of failing silently. */
+MimDef *mim_type_of_checked(MimWorld *w, MimDef *d);
 /* s if T is `Idx s` (through resolution), else NULL. */
 MimDef *mim_idx_size(MimWorld *w, MimDef *T);
 /* Literal value of d (through resolution). */

@@ -289,8 +289,8 @@ int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
     /* A recursive function whose filter keeps yielding tt unfolds forever
      * (by design, §10.3); report it instead of exhausting the stack. */
     if (w->beta_depth >= MIM_MAX_BETA_DEPTH) {
-        mim_err(w, "partial evaluation nested too deeply (more than %u reductions): "
-                   "a recursive function whose filter is always 'tt' does not terminate",
+        mim_err(w, "partial evaluation nested too deeply (more than %u nested β-reductions); "
+                   "is the filter of a recursive function 'tt' for arguments that are not constant?",
                 (unsigned)MIM_MAX_BETA_DEPTH);
         return -1;
     }

@@ -104,7 +104,7 @@ MimDef *mim_tuple(MimWorld *w, MimDef *const *ops, size_t n) {
     MIM_SCRATCH(types, n);
     MimDef *res = NULL;
     for (size_t i = 0; i < n; ++i)
-        if (!(types[i] = mim_type_of(w, ops[i]))) goto out;
+        if (!(types[i] = mim_type_of_checked(w, ops[i]))) goto out;
     MimDef *sigma = mim_sigma(w, types, n);
     res = mim_tuple_typed(w, sigma, ops, n);
     if (res && mim_type_of(w, res) != sigma && !mim_assignable(w, sigma, res)) {
@@ -177,7 +177,7 @@ static MimDef *seq(MimWorld *w, bool is_arr, MimDef *shape, MimDef *body) {
         MimDef *rest = mim_pack(w, mim_lit_nat(w, k - 1), x);
         return seq(w, is_arr, x, seq(w, is_arr, rest, body));
     }
-    MimDef *body_type = mim_type_of(w, body);
+    MimDef *body_type = mim_type_of_checked(w, body);
     if (is_arr) {
         MimDef *ops[2] = {shape, body};
         return mim_unify(w, MIM_ARR, body_type, 0, ops, 2);

@@ -48,6 +48,13 @@ MimDef *mim_type_of(MimWorld *w, MimDef *d) {
     return mim_res(w, d->type);
 }
 
+MimDef *mim_type_of_checked(MimWorld *w, MimDef *d) {
+    MimDef *t = mim_type_of(w, d);
+    if (!t && d && mim_is(mim_res(w, d), MIM_UNIV))
+        mim_err(w, "the universe '%s' has no type and cannot be used here", mim_str(w, d));
+    return t;
+}
+
 static int cmp_gid(const void *a, const void *b) {
     uint32_t x = (*(MimDef *const *)a)->gid, y = (*(MimDef *const *)b)->gid;
     return (x > y) - (x < y);
@@ -123,7 +130,10 @@ MimDef *mim_sort_of_types(MimWorld *w, MimDef *const *types, size_t n) {
     MimDef *res = NULL;
     for (size_t i = 0; i < n; ++i) {
         sorts[i] = mim_type_of(w, types[i]);
-        if (!sorts[i]) goto out;
+        if (!sorts[i]) {
+            if (types[i]) mim_err(w, "operand '%s' must be a Type of some level", mim_str(w, types[i]));
+            goto out;
+        }
     }
     size_t k = count_flat(w, sorts, n);
     MIM_SCRATCH(ls, k);
