@@ -69,6 +69,11 @@ static bool check_arity(MimWorld *w, MimDef *D, MimDef *index, MimDef *s) {
  * (their tuple has an array type); otherwise the rule would recurse forever
  * (the reference loops; we report it). */
 static MimDef *sigma_elem_type(MimWorld *w, MimDef *d, MimDef *D, MimDef *index) {
+    if (D->num_ops == 0) { /* e.g. ‹0; x›#i with i : Idx 0 (whose size 0 means 2^64) */
+        mim_err(w, "cannot extract with index '%s' from '%s' of type '%s': it has no elements",
+                mim_str(w, index), mim_str(w, d), mim_str(w, D));
+        return NULL;
+    }
     MimDef *types = mim_tuple(w, D->ops, D->num_ops);
     if (!types) return NULL;
     MimDef *TT = mim_type_of(w, types);
