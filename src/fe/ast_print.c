@@ -229,8 +229,10 @@ static void expr(Printer *p, const MimAstExpr *e) {
         fputs(" $ ", p->out);
         expr(p, e->u.ret.arg);
         fputc(';', p->out);
+        p->indent++; /* "newline, indented body" (output-format.md §9) */
         newline(p);
         expr(p, e->u.ret.body);
+        p->indent--;
         break;
     case MIM_EXPR_DECLS:
         if (e->u.decls.is_where) {
