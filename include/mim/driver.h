@@ -24,6 +24,7 @@ typedef struct MimOptions {
     bool ascii, bootstrap, dot_follow_types, dot_all_annexes, dump_recursive, aggr_lam_spec;
     int dump_gid;
     uint64_t scalarize_threshold;
+    size_t stack_budget; /* bytes for nested β-reductions; 0 = the World's default */
     const char *argv0; /* to find <exe dir>/../lib/mim */
 } MimOptions;
 

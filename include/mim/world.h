@@ -38,6 +38,12 @@ void mim_world_set_loc(MimWorld *w, MimLoc loc);
 MimLoc mim_world_loc(const MimWorld *w);
 void mim_world_set_scalarize_threshold(MimWorld *w, uint64_t n); /* default 32 */
 uint64_t mim_world_scalarize_threshold(const MimWorld *w);
+/* Stack bytes that nested β-reductions (partial evaluation of recursive
+ * functions) may use before "partial evaluation nested too deeply" is
+ * reported. The default suits the usual 8 MiB main-thread stack; raise it when
+ * building on a thread with a bigger stack (the `mim` executable does). */
+#define MIM_DEFAULT_STACK_BUDGET ((size_t)3 << 20)
+void mim_world_set_stack_budget(MimWorld *w, size_t bytes);
 
 /* Errors and warnings recorded by constructors (in production order). */
 MimDiag *mim_world_diag(MimWorld *w);

@@ -286,17 +286,22 @@ static void *run_job(void *p) {
     return NULL;
 }
 
-/* Runs the compiler on a thread with a big stack; falls back to this thread. */
+#define BIG_STACK ((size_t)1 << 30)
+
+/* Runs the compiler on a thread with a big stack, of which partial evaluation
+ * may use three quarters; falls back to this thread and the default budget. */
 static int run_with_big_stack(MimOptions *o) {
     Job job = {o, 1};
     pthread_attr_t attr;
     pthread_t th;
-    if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, (size_t)1 << 30) == 0 &&
+    o->stack_budget = BIG_STACK / 4 * 3;
+    if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, BIG_STACK) == 0 &&
         pthread_create(&th, &attr, run_job, &job) == 0) {
         pthread_join(th, NULL);
         pthread_attr_destroy(&attr);
         return job.result;
     }
+    o->stack_budget = 0;
     run_job(&job);
     return job.result;
 }

@@ -263,6 +263,7 @@ static int run(Run *r) {
     r->num_paths = mim_search_paths(o, r->paths, sizeof r->paths / sizeof r->paths[0]);
     r->world = mim_world_new();
     mim_world_set_scalarize_threshold(r->world, o->scalarize_threshold);
+    if (o->stack_budget) mim_world_set_stack_budget(r->world, o->stack_budget);
     mim_world_set_name(r->world, stem(r->world, o->input));
     mim_diag_init(&r->diag);
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);

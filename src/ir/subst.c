@@ -13,7 +13,6 @@
 
 /* Bound on nested β-reductions; each level costs a few stack frames per
  * level of the reduced body, far below the CLI's stack. */
-#define MIM_MAX_BETA_DEPTH 10000u
 
 /* ---- the general rewriter ------------------------------------------------ */
 
@@ -287,11 +286,18 @@ int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
         return 1;
     }
     /* A recursive function whose filter keeps yielding tt unfolds forever
-     * (by design, §10.3); report it instead of exhausting the stack. */
-    if (w->beta_depth >= MIM_MAX_BETA_DEPTH) {
-        mim_err(w, "partial evaluation nested too deeply (more than %u nested β-reductions); "
-                   "is the filter of a recursive function 'tt' for arguments that are not constant?",
-                (unsigned)MIM_MAX_BETA_DEPTH);
+     * (by design, §10.3). Nested reductions recurse on the C stack, so they
+     * may use the World's stack budget; beyond it we report an error instead
+     * of overflowing the stack (the stack grows downwards on every target we
+     * build for; the distance is measured from the outermost reduction). */
+    char here;
+    uintptr_t pos = (uintptr_t)&here;
+    if (w->beta_depth == 0) w->beta_stack_base = pos;
+    else if (w->beta_stack_base > pos && w->beta_stack_base - pos > w->stack_budget) {
+        mim_err(w, "partial evaluation nested too deeply (%u nested β-reductions used the stack budget "
+                   "of %zu bytes); is the filter of a recursive function 'tt' for arguments that are "
+                   "not constant?",
+                w->beta_depth, w->stack_budget);
         return -1;
     }
     /* The body is only substituted when the filter says so: this is what

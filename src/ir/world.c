@@ -134,6 +134,7 @@ static MimWorld *world_alloc(void) {
     mim_symtab_init(&w->syms);
     mim_diag_init(&w->diag);
     w->scalarize_threshold = 32;
+    w->stack_budget = MIM_DEFAULT_STACK_BUDGET;
     return w;
 }
 
@@ -147,6 +148,7 @@ MimWorld *mim_world_inherit(const MimWorld *old) {
     MimWorld *w = world_alloc();
     w->gid = old->gid; /* gids continue (semantics.md §10.2) */
     w->scalarize_threshold = old->scalarize_threshold;
+    w->stack_budget = old->stack_budget;
     w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
     w->loc = old->loc;
     create_builtins(w);
@@ -174,6 +176,7 @@ void mim_world_set_loc(MimWorld *w, MimLoc loc) { w->loc = loc; }
 MimLoc mim_world_loc(const MimWorld *w) { return w->loc; }
 void mim_world_set_scalarize_threshold(MimWorld *w, uint64_t n) { w->scalarize_threshold = n; }
 uint64_t mim_world_scalarize_threshold(const MimWorld *w) { return w->scalarize_threshold; }
+void mim_world_set_stack_budget(MimWorld *w, size_t bytes) { w->stack_budget = bytes; }
 MimDiag *mim_world_diag(MimWorld *w) { return &w->diag; }
 bool mim_world_has_error(const MimWorld *w) { return w->diag.num_errors != 0; }
 
