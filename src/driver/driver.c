@@ -5,7 +5,7 @@
 
 #include "driver/bootstrap.h"
 #include "driver/load.h"
-#include "fe/emit.h"
+#include "driver/program.h"
 #include "fe/fe.h"
 #include "ir/print.h"
 #include "pass/cleanup.h"
@@ -106,18 +106,7 @@ static bool parse_plugin(Run *r, const char *name) {
     return true;
 }
 
-/* The libraries requested by `plugin x;` directives of all parsed files, in
- * the order the files were opened; errors are located at the directive. */
-static void load_directives(Run *r) {
-    if (r->o->bootstrap) return;
-    for (size_t i = 0, n = mim_fe_num_files(r->fe); i < n; ++i) {
-        const MimAstModule *m = mim_fe_file(r->fe, i)->module;
-        for (size_t k = 0; m && k < m->num_imports; ++k) {
-            const MimAstImport *imp = &m->imports[k];
-            if (imp->tok == MIM_TOK_PLUGIN && imp->name) load_plugin(r, imp->name, imp->loc);
-        }
-    }
-}
+static bool load_directive(void *run, const char *name, MimLoc loc) { return load_plugin(run, name, loc); }
 
 static bool parse_all(Run *r) {
     const MimOptions *o = r->o;
@@ -128,7 +117,7 @@ static bool parse_all(Run *r) {
     mim_fe_set_md(r->fe, r->md.f);
     mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);
-    if (ok && !r->diag.num_errors) load_directives(r);
+    if (ok && !r->diag.num_errors && !o->bootstrap) mim_program_load_directives(r->fe, load_directive, r);
     if (!ok || r->diag.num_errors) {
         mim_diag_print(&r->diag, r->err, color_of(r->err));
         return false;
@@ -140,25 +129,10 @@ static bool parse_all(Run *r) {
     return true;
 }
 
-static bool hook_loaded(void *user, MimSym plugin) {
-    return mim_registry_is_loaded(&((Run *)user)->plugins, plugin);
-}
-
-static MimNormalizer hook_normalizer(void *user, uint64_t id) {
-    return mim_registry_normalizer(&((Run *)user)->plugins, id);
-}
-
 static bool emit_all(Run *r) {
-    MimEmitHooks hooks = {hook_loaded, hook_normalizer, r};
-    for (size_t i = 0, n = mim_fe_num_modules(r->fe); i < n; ++i) {
-        if (!mim_emit_module_with(r->world, mim_fe_module(r->fe, i), &hooks) ||
-            mim_world_has_error(r->world)) {
-            print_world_diag(r);
-            return false;
-        }
-    }
-    print_world_diag(r); /* warnings of emission, without the count line */
-    return true;
+    bool ok = mim_program_emit(r->world, r->fe, &r->plugins);
+    print_world_diag(r); /* the first type error, or the warnings of emission (no count line) */
+    return ok;
 }
 
 /* --output-d: `<h file>: "<import>" \⏎ "<import>"…` without the first file. */
@@ -200,6 +174,15 @@ static bool is_pipeline_fn(MimDef *ext) {
            strcmp(name, "%compile.Pipeline") == 0;
 }
 
+/* Makes every external satisfying pred internal. */
+static void internalize_if(MimWorld *w, bool (*pred)(MimDef *ext)) {
+    for (size_t i = 0; i < mim_world_num_externals(w);) {
+        MimDef *ext = mim_world_external(w, i);
+        if (pred(ext)) mim_make_internal(w, ext); /* shifts the next one to i */
+        else ++i;
+    }
+}
+
 /* Makes the compilation functions internal: they configure the optimizer and
  * are not part of the program. */
 static void drop_compile_functions(MimWorld *w) {
@@ -209,24 +192,15 @@ static void drop_compile_functions(MimWorld *w) {
         MimDef *f = mim_world_lookup_external(w, mim_world_sym(w, names[i]));
         if (f) mim_make_internal(w, f);
     }
-    for (size_t i = 0; i < mim_world_num_externals(w);) {
-        MimDef *ext = mim_world_external(w, i);
-        if (is_pipeline_fn(ext)) mim_make_internal(w, ext);
-        else ++i;
-    }
+    internalize_if(w, is_pipeline_fn);
 }
 
 /* The internal_cleanup step of every standard pipeline (opt.md §3 step 10):
  * externals named `internal_…` (helpers that plugins such as autodiff and
  * matrix export from their interfaces) stop being roots. */
-static void internalize_helpers(MimWorld *w) {
-    for (size_t i = 0; i < mim_world_num_externals(w);) {
-        MimDef *ext = mim_world_external(w, i);
-        MimSym name = mim_def_name(ext);
-        if (mim_def_node(ext) == MIM_LAM && name && strncmp(name, "internal_", 9) == 0)
-            mim_make_internal(w, ext);
-        else ++i;
-    }
+static bool is_internal_helper(MimDef *ext) {
+    MimSym name = mim_def_name(ext);
+    return mim_def_node(ext) == MIM_LAM && name && strncmp(name, "internal_", 9) == 0;
 }
 
 /* -O1: the cleanup. -O2: the compilation pipeline; until the optimizer exists
@@ -235,7 +209,7 @@ static void internalize_helpers(MimWorld *w) {
 static bool optimize(Run *r, long level) {
     if (level >= 2) {
         drop_compile_functions(r->world);
-        internalize_helpers(r->world);
+        internalize_if(r->world, is_internal_helper);
     }
     MimWorld *clean = mim_cleanup(r->world);
     if (!clean) {

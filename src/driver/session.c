@@ -3,9 +3,7 @@
 #define _GNU_SOURCE /* dladdr */
 #include "mim/session.h"
 
-#include "driver/load.h"
-#include "fe/emit.h"
-#include "fe/fe.h"
+#include "driver/program.h"
 #include "mim/driver.h"
 #include "util/xalloc.h"
 
@@ -89,30 +87,15 @@ bool mim_session_source(MimSession *s, const char *path, const char *text, size_
     return mim_fe_parse_text(s->fe, path, text, len) != NULL && mim_fe_num_errors(s->fe) == 0;
 }
 
-static bool hook_loaded(void *user, MimSym plugin) {
-    return mim_registry_is_loaded(&((MimSession *)user)->plugins, plugin);
-}
-
-static MimNormalizer hook_normalizer(void *user, uint64_t id) {
-    return mim_registry_normalizer(&((MimSession *)user)->plugins, id);
-}
+static bool load_directive(void *session, const char *name, MimLoc loc) { return load(session, name, loc); }
 
 bool mim_session_build(MimSession *s) {
     if (s->built || s->failed) return !s->failed && s->built;
     s->built = true;
     if (!mim_fe_bind(s->fe)) return !(s->failed = true);
-    for (size_t i = 0, n = mim_fe_num_files(s->fe); i < n; ++i) { /* `plugin x;` directives */
-        const MimAstModule *m = mim_fe_file(s->fe, i)->module;
-        for (size_t k = 0; m && k < m->num_imports; ++k)
-            if (m->imports[k].tok == MIM_TOK_PLUGIN && m->imports[k].name)
-                load(s, m->imports[k].name, m->imports[k].loc);
-    }
+    mim_program_load_directives(s->fe, load_directive, s);
     if (s->failed) return false;
-    MimEmitHooks hooks = {hook_loaded, hook_normalizer, s};
-    for (size_t i = 0, n = mim_fe_num_modules(s->fe); i < n; ++i)
-        if (!mim_emit_module_with(s->world, mim_fe_module(s->fe, i), &hooks) ||
-            mim_world_has_error(s->world))
-            return !(s->failed = true);
+    if (!mim_program_emit(s->world, s->fe, &s->plugins)) return !(s->failed = true);
     return true;
 }
 

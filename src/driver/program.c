@@ -1,0 +1,26 @@
+/* Loading directive libraries and emitting a parsed program (program.h). */
+#include "driver/program.h"
+
+#include "fe/emit.h"
+
+void mim_program_load_directives(MimFe *fe, bool (*load)(void *user, const char *name, MimLoc loc),
+                                 void *user) {
+    for (size_t i = 0, n = mim_fe_num_files(fe); i < n; ++i) {
+        const MimAstModule *m = mim_fe_file(fe, i)->module;
+        for (size_t k = 0; m && k < m->num_imports; ++k) {
+            const MimAstImport *imp = &m->imports[k];
+            if (imp->tok == MIM_TOK_PLUGIN && imp->name) load(user, imp->name, imp->loc);
+        }
+    }
+}
+
+static bool hook_loaded(void *reg, MimSym plugin) { return mim_registry_is_loaded(reg, plugin); }
+
+static MimNormalizer hook_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
+
+bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg) {
+    MimEmitHooks hooks = {hook_loaded, hook_normalizer, reg};
+    for (size_t i = 0, n = mim_fe_num_modules(fe); i < n; ++i)
+        if (!mim_emit_module_with(w, mim_fe_module(fe, i), &hooks) || mim_world_has_error(w)) return false;
+    return true;
+}

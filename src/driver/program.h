@@ -1,0 +1,20 @@
+/* The steps shared by the command-line driver and sessions once parsing is
+ * done: loading the libraries of `plugin x;` directives and emitting every
+ * bound module with the normalizers of the loaded libraries. */
+#ifndef MIM_DRIVER_PROGRAM_H
+#define MIM_DRIVER_PROGRAM_H
+
+#include "driver/load.h"
+#include "fe/fe.h"
+
+/* Calls load(user, name, loc) for every `plugin name;` directive of the
+ * parsed files, in the order the files were opened (loc = the directive's). */
+void mim_program_load_directives(MimFe *fe, bool (*load)(void *user, const char *name, MimLoc loc),
+                                 void *user);
+
+/* Emits all modules of fe in binding order into w, registering annexes and
+ * normalizers of the libraries in reg. False at the first error (recorded in
+ * the World's diagnostics). */
+bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg);
+
+#endif
