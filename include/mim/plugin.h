@@ -53,10 +53,12 @@ typedef struct MimNormalizerReg {
     MimNormalizer fn;
 } MimNormalizerReg;
 
-/* Passes and phases (compile.md; filled in by the optimizer issue). The
- * handler is called by the pass manager for the fully applied pass axiom. */
-typedef struct MimPassManager MimPassManager;
-typedef bool (*MimPassHandler)(MimPassManager *pm, MimDef *app);
+/* Passes and phases (compile.md §3.3, include/mim/pass.h): while a pipeline
+ * value is interpreted, the handler registered for the head axiom of a part
+ * is called with the whole application and adds passes/phases to the
+ * pipeline builder. false = error (reported through the builder). */
+typedef struct MimPipeline MimPipeline;
+typedef bool (*MimPassHandler)(MimPipeline *pb, MimDef *app);
 typedef struct MimPassReg {
     uint64_t id; /* base id of the pass/phase axiom */
     MimPassHandler fn;

@@ -38,6 +38,9 @@ void mim_world_set_loc(MimWorld *w, MimLoc loc);
 MimLoc mim_world_loc(const MimWorld *w);
 void mim_world_set_scalarize_threshold(MimWorld *w, uint64_t n); /* default 32 */
 uint64_t mim_world_scalarize_threshold(const MimWorld *w);
+/* --aggr-lam-spec: lam_spec also specializes recursive functions. */
+void mim_world_set_aggr_lam_spec(MimWorld *w, bool on);
+bool mim_world_aggr_lam_spec(const MimWorld *w);
 /* Stack bytes that nested β-reductions (partial evaluation of recursive
  * functions) may use before "partial evaluation nested too deeply" is
  * reported. The default suits the usual 8 MiB main-thread stack; raise it when

@@ -9,6 +9,7 @@
 #include "fe/fe.h"
 #include "ir/print.h"
 #include "pass/cleanup.h"
+#include "pass/optimize.h"
 #include "mim/world.h"
 #include "util/xalloc.h"
 
@@ -29,10 +30,10 @@ typedef struct Run {
     char *paths[MIM_MAX_PATHS * 2 + 8];
     size_t num_paths;
     MimWorld *world;
-    /* Worlds replaced by whole-program rewrites. They stay alive until the end
-     * of the run: the front end's names and file paths (used by locations of
-     * nodes in later Worlds) are interned in the first one. */
-    MimWorld *retired[4];
+    /* The front end's World, replaced by the optimizer's result. It stays
+     * alive until the end of the run: the front end's names and file paths
+     * (used by locations of nodes in later Worlds) are interned there. */
+    MimWorld *retired[1];
     size_t num_retired;
     MimDiag diag; /* front-end messages */
     MimFe *fe;
@@ -163,68 +164,32 @@ static void write_mim(Run *r) {
     free(lines);
 }
 
-/* A compilation function (cli.md §3): an external with an empty domain whose
- * codomain is %compile.Pipeline. */
-static bool is_pipeline_fn(MimDef *ext) {
-    MimDef *type = mim_def_type(ext);
-    if (mim_def_node(ext) != MIM_LAM || !type || mim_def_node(type) != MIM_PI) return false;
-    MimDef *dom = mim_pi_dom(type), *codom = mim_pi_codom(type);
-    MimSym name = codom ? mim_def_name(codom) : NULL;
-    return dom && mim_def_node(dom) == MIM_SIGMA && mim_def_num_ops(dom) == 0 && name &&
-           strcmp(name, "%compile.Pipeline") == 0;
+static MimPassHandler host_handler(void *ctx, uint64_t base) {
+    return mim_registry_pass(ctx, base);
 }
+static bool host_loaded(void *ctx, const char *name) { return mim_registry_is_loaded(ctx, name); }
 
-/* Makes every external satisfying pred internal. */
-static void internalize_if(MimWorld *w, bool (*pred)(MimDef *ext)) {
-    for (size_t i = 0; i < mim_world_num_externals(w);) {
-        MimDef *ext = mim_world_external(w, i);
-        if (pred(ext)) mim_make_internal(w, ext); /* shifts the next one to i */
-        else ++i;
-    }
-}
-
-/* Makes the compilation functions internal: they configure the optimizer and
- * are not part of the program. */
-static void drop_compile_functions(MimWorld *w) {
-    static const char *const names[] = {"_compile", "_default_compile", "_core_compile",
-                                        "_fallback_compile"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-        MimDef *f = mim_world_lookup_external(w, mim_world_sym(w, names[i]));
-        if (f) mim_make_internal(w, f);
-    }
-    internalize_if(w, is_pipeline_fn);
-}
-
-/* The internal_cleanup step of every standard pipeline (opt.md §3 step 10):
- * externals named `internal_…` (helpers that plugins such as autodiff and
- * matrix export from their interfaces) stop being roots. */
-static bool is_internal_helper(MimDef *ext) {
-    MimSym name = mim_def_name(ext);
-    return mim_def_node(ext) == MIM_LAM && name && strncmp(name, "internal_", 9) == 0;
-}
-
-/* -O1: the cleanup. -O2: the compilation pipeline; until the optimizer exists
- * (a later issue) it drops the compilation functions, internalizes the
- * `internal_` helpers (as every standard pipeline does) and runs the cleanup. */
+/* -O1: the cleanup. -O2: the compilation pipeline (compile.md §3). The World
+ * the front end built stays alive until the end of the run (its names and
+ * file paths are interned there and used by later Worlds' locations). */
 static bool optimize(Run *r, long level) {
+    MimWorld *w = r->world;
+    bool ok;
     if (level >= 2) {
-        drop_compile_functions(r->world);
-        internalize_if(r->world, is_internal_helper);
+        MimOptHost host = {&r->plugins, host_handler, host_loaded};
+        ok = mim_optimize(&w, &host);
+    } else {
+        ok = mim_swap_cleanup(&w, r->world);
     }
-    MimWorld *clean = mim_cleanup(r->world);
-    if (!clean) {
-        fprintf(r->err, "error: internal error in the cleanup phase\n");
+    if (w != r->world) {
+        r->retired[r->num_retired++] = r->world;
+        r->world = w;
+    }
+    if (!ok) {
+        fprintf(r->err, "error: optimization failed\n");
         print_world_diag(r);
-        return false;
     }
-    if (r->num_retired == sizeof r->retired / sizeof r->retired[0]) {
-        mim_world_free(clean);
-        fprintf(r->err, "error: internal error: too many whole-program rewrites\n");
-        return false;
-    }
-    r->retired[r->num_retired++] = r->world;
-    r->world = clean;
-    return true;
+    return ok;
 }
 
 static int run(Run *r) {
@@ -237,6 +202,7 @@ static int run(Run *r) {
     r->num_paths = mim_search_paths(o, r->paths, sizeof r->paths / sizeof r->paths[0]);
     r->world = mim_world_new();
     mim_world_set_scalarize_threshold(r->world, o->scalarize_threshold);
+    mim_world_set_aggr_lam_spec(r->world, o->aggr_lam_spec);
     if (o->stack_budget) mim_world_set_stack_budget(r->world, o->stack_budget);
     mim_world_set_name(r->world, stem(r->world, o->input));
     mim_diag_init(&r->diag);

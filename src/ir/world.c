@@ -148,6 +148,7 @@ MimWorld *mim_world_inherit(const MimWorld *old) {
     MimWorld *w = world_alloc();
     w->gid = old->gid; /* gids continue (semantics.md §10.2) */
     w->scalarize_threshold = old->scalarize_threshold;
+    w->aggr_lam_spec = old->aggr_lam_spec;
     w->stack_budget = old->stack_budget;
     w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
     w->loc = old->loc;
@@ -176,6 +177,8 @@ void mim_world_set_loc(MimWorld *w, MimLoc loc) { w->loc = loc; }
 MimLoc mim_world_loc(const MimWorld *w) { return w->loc; }
 void mim_world_set_scalarize_threshold(MimWorld *w, uint64_t n) { w->scalarize_threshold = n; }
 uint64_t mim_world_scalarize_threshold(const MimWorld *w) { return w->scalarize_threshold; }
+void mim_world_set_aggr_lam_spec(MimWorld *w, bool on) { w->aggr_lam_spec = on; }
+bool mim_world_aggr_lam_spec(const MimWorld *w) { return w->aggr_lam_spec; }
 void mim_world_set_stack_budget(MimWorld *w, size_t bytes) { w->stack_budget = bytes; }
 MimDiag *mim_world_diag(MimWorld *w) { return &w->diag; }
 bool mim_world_has_error(const MimWorld *w) { return w->diag.num_errors != 0; }

@@ -31,6 +31,7 @@ struct MimWorld {
     MimSym name;
     MimLoc loc;           /* current location for new nodes and diagnostics */
     uint64_t scalarize_threshold;
+    bool aggr_lam_spec; /* --aggr-lam-spec */
     MimDiag diag;
     MIM_VEC(MimDef *) externals;   /* kept sorted by name */
     MIM_VEC(MimAnnexEntry) annexes; /* kept sorted by id */

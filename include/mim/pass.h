@@ -1,0 +1,144 @@
+/* The optimizer interface (compile.md, opt.md): passes, phases and the
+ * pipeline builder through which plugins register them.
+ *
+ * A *pass* is a set of callbacks (a MimPassClass, static data) plus an
+ * instance (a struct that starts with MimPass). A *pass manager* runs all
+ * its passes simultaneously in one traversal of the program: starting from
+ * the externals it visits every reachable mutable once and rebuilds its
+ * operands bottom-up; every rebuilt node is offered to each pass's
+ * `rewrite` hook in registration order, the first replacement wins and is
+ * rewritten again (compile.md §4.4). A traversal is followed by a cleanup
+ * (a fresh World holding only what is reachable).
+ *
+ * Fixed points (decision, docs/decisions.md): the reference speculates and
+ * undoes inside one traversal. Here a *fixed-point* pass instead reads the
+ * analyses of the previous traversal (`prepare` runs before each one, with
+ * use counts available through mim_pass_uses) and asks for another round by
+ * calling mim_pass_changed; the manager repeats traversals (each followed by a
+ * cleanup) until no pass asks, at most MIM_PM_MAX_ROUNDS times. Rewrite
+ * passes run in every round but never ask for one.
+ *
+ * A *phase* transforms the whole World at once (a MimPhaseClass); a pipeline
+ * is a list of phases built by interpreting a Mim pipeline value through the
+ * handlers that plugins register by axiom (include/mim/plugin.h, MimPassReg). */
+#ifndef MIM_PASS_H
+#define MIM_PASS_H
+
+#include "mim/def.h"
+#include "mim/world.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MIM_PM_MAX_ROUNDS 16
+
+typedef struct MimPass MimPass;
+typedef struct MimPassMan MimPassMan;
+typedef struct MimPipeline MimPipeline;
+typedef struct MimPhase MimPhase;
+
+typedef struct MimPassClass {
+    const char *name;
+    size_t size;      /* bytes of an instance (a struct starting with MimPass) */
+    bool on_lams;     /* participates only while the current mutable is a Lam */
+    /* All hooks are optional (NULL). */
+    void (*prepare)(MimPass *p);            /* before each traversal */
+    void (*enter)(MimPass *p, MimDef *mut); /* before the operands of mut are rebuilt */
+    /* A rebuilt node (also Vars); return a replacement, the node itself, or
+     * NULL after recording an error in the World. */
+    MimDef *(*rewrite)(MimPass *p, MimDef *def);
+    void (*finish)(MimPass *p); /* after each traversal, before the cleanup */
+    void (*fini)(MimPass *p);   /* release what the instance owns */
+} MimPassClass;
+
+struct MimPass {
+    const MimPassClass *cls;
+    MimPassMan *pm;
+    size_t index; /* registration order in its manager */
+};
+
+/* ---- what a pass may ask during a traversal ------------------------------ */
+MimWorld *mim_pass_world(const MimPass *p);
+/* The mutable whose operands are being rebuilt (NULL in prepare/finish). */
+MimDef *mim_pass_cur(const MimPass *p);
+/* Ask for one more traversal (fixed-point passes). */
+void mim_pass_changed(MimPass *p);
+/* Uses of a mutable in the program as it was before this traversal (every
+ * occurrence as an operand of a reachable node, counted once per distinct
+ * node and operand position; externals count one extra use). *callee gets
+ * the number of those uses that are operand 0 of an App. 0 for unknown or
+ * newly created nodes. */
+unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee);
+/* Rewrite a node with the running manager (e.g. the operands of a node a
+ * pass builds itself). */
+MimDef *mim_pass_rewrite(MimPass *p, MimDef *def);
+
+/* ---- helpers for passes -------------------------------------------------- */
+/* A mutable Lam with a body that is not external (opt.md §4). */
+bool mim_is_workable_lam(const MimDef *d);
+/* The i-th variable projection of a binder with literal arity n. */
+MimDef *mim_var_proj(MimWorld *w, MimDef *mut, uint64_t n, uint64_t i);
+/* Does `d` (transitively, not entering mutables other than through their
+ * free variables) refer to the variable of mut? */
+bool mim_mentions_var(MimWorld *w, MimDef *d, MimDef *mut);
+
+/* ---- phases --------------------------------------------------------------- */
+typedef struct MimPhaseClass {
+    const char *name;
+    size_t size;
+    bool dirty; /* a cleanup follows automatically */
+    /* Transform the World; it may replace *w by a new World (the old one is
+     * then released by the caller). false = error recorded in the World. */
+    bool (*run)(MimPhase *ph, MimWorld **w);
+    void (*fini)(MimPhase *ph);
+} MimPhaseClass;
+
+struct MimPhase {
+    const MimPhaseClass *cls;
+    MimPipeline *pipeline;
+};
+
+/* ---- the pipeline builder (compile.md §3.2) ------------------------------- */
+/* Interpret a pipeline part: one β-step for a Mim lambda callee, then the
+ * handler registered for the head axiom. */
+bool mim_pipeline_handle(MimPipeline *pb, MimDef *part);
+/* Add pass `cls` for the axiom application `app` to the open pass manager
+ * (opening a single-pass phase if none is open). An instance of the same
+ * class already in that manager is reused; *fresh tells whether the returned
+ * instance is new (its fields beyond MimPass are zero-initialised then). */
+MimPass *mim_pipeline_add_pass(MimPipeline *pb, MimDef *app, const MimPassClass *cls,
+                               bool *fresh);
+/* Remember that `app` stands for no pass (%compile.nullptr_pass). */
+void mim_pipeline_add_none(MimPipeline *pb, MimDef *app);
+/* The instance remembered for the node (NULL = none or never registered). */
+MimPass *mim_pipeline_pass_of(MimPipeline *pb, MimDef *node);
+/* Append a phase instance of cls (zero-initialised beyond MimPhase). */
+MimPhase *mim_pipeline_add_phase(MimPipeline *pb, const MimPhaseClass *cls);
+void mim_pipeline_begin_pass_phase(MimPipeline *pb);
+void mim_pipeline_end_pass_phase(MimPipeline *pb);
+bool mim_pipeline_plugin_loaded(const MimPipeline *pb, const char *name);
+MimWorld *mim_pipeline_world(const MimPipeline *pb);
+/* Report an error about a pipeline part at the World's location. */
+void mim_pipeline_error(MimPipeline *pb, MimDef *part, const char *msg);
+void mim_pipeline_warn(MimPipeline *pb, MimDef *part, const char *msg);
+
+/* ---- the standard passes (implemented in libmim, registered by compile) --- */
+extern const MimPassClass mim_beta_red_pass;
+extern const MimPassClass mim_eta_red_pass;
+extern const MimPassClass mim_eta_exp_pass;       /* link: MimPass *eta_red */
+extern const MimPassClass mim_scalarize_pass;     /* link: MimPass *eta_exp */
+extern const MimPassClass mim_tail_rec_elim_pass; /* link: MimPass *eta_red */
+extern const MimPassClass mim_lam_spec_pass;
+extern const MimPassClass mim_ret_wrap_pass;
+extern const MimPassClass mim_internal_cleanup_pass;
+extern const MimPassClass mim_debug_print_pass;
+/* Link a pass to another instance (NULL = none) after mim_pipeline_add_pass. */
+void mim_pass_link(MimPass *p, MimPass *other);
+/* β-reduction: never inline this lambda (e.g. a specialized copy). */
+void mim_beta_red_keep(MimPass *beta_red, MimDef *lam);
+/* η-expansion: `derived` counts as `original`. */
+void mim_eta_exp_derive(MimPass *eta_exp, MimDef *derived, MimDef *original);
+/* η-reduction: never reduce this wrapper. */
+void mim_eta_red_irreducible(MimPass *eta_red, MimDef *lam);
+
+#endif

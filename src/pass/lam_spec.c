@@ -1,0 +1,86 @@
+/* lam_spec (opt.md §4.6): specializes directly called functions on their
+ * function-typed arguments, removing higher-order parameters before code
+ * generation. A call f (a₀, …, aₙ) of a workable, non-recursive f (recursive
+ * ones too with --aggr-lam-spec) becomes f' (the non-function arguments
+ * [, the return continuation if f returns and is closed]) where f' has f's
+ * body with the function parameters replaced by this call's arguments. */
+#include "pass/std.h"
+
+#include "util/vec.h"
+
+#include <stdlib.h>
+
+typedef struct LamSpec {
+    StdPass std;
+    MimPtrMap memo; /* call -> rewritten call */
+} LamSpec;
+
+typedef MIM_VEC(MimDef *) Vec;
+
+static bool is_fn_type(MimWorld *w, MimDef *T) {
+    T = mim_res(w, T);
+    return T && T->node == MIM_PI;
+}
+
+static MimDef *specialize(MimWorld *w, MimDef *f, MimDef *arg) {
+    uint64_t n = mim_dom_arity(w, f);
+    MimDef *pi = mim_res(w, f->type), *dom = mim_res(w, pi->ops[0]);
+    if (pi->is_mut || !mim_pi_is_cn(pi) || (n > 1 && dom->node != MIM_SIGMA)) return NULL;
+    bool skip = mim_ret_var(w, f) && mim_is_closed(w, f);
+    Vec kept_types = {0}, kept_args = {0};
+    MimDef **elem = mim_xmalloc(n * sizeof *elem);
+    for (uint64_t i = 0; i < n; ++i) {
+        MimDef *T = n == 1 ? dom : mim_res(w, dom->ops[i]);
+        bool keep = !is_fn_type(w, T) || (skip && i + 1 == n);
+        if (keep) {
+            mim_vec_push(&kept_types, T);
+            mim_vec_push(&kept_args, mim_proj(w, arg, n, i));
+        }
+        elem[i] = keep ? NULL : mim_proj(w, arg, n, i);
+    }
+    MimDef *res = NULL;
+    if (kept_types.len == n) goto done;
+    /* Dependent domains (later types mentioning earlier parameters) are not
+     * specialized: the kept types are taken as they are. */
+    for (size_t i = 0; i < kept_types.len; ++i)
+        if (mim_res(w, kept_types.data[i])->dep & MIM_DEP_VAR) goto done;
+    size_t k = kept_types.len;
+    MimDef *spec = mim_mut_lam(w, mim_cn(w, k == 1 ? kept_types.data[0]
+                                                   : mim_sigma(w, kept_types.data, k)));
+    if (!spec) goto done;
+    mim_def_set_name(spec, f->name);
+    for (uint64_t i = 0, j = 0; i < n; ++i)
+        if (!elem[i]) elem[i] = k == 1 ? mim_var(w, spec) : mim_var_proj(w, spec, k, j++);
+    MimDef *filter, *body;
+    if (!mim_lam_instantiate(w, f, n == 1 ? elem[0] : mim_tuple_typed(w, dom, elem, n), &filter, &body) ||
+        !mim_lam_set(w, spec, filter, body))
+        goto done;
+    res = mim_app(w, spec, k == 1 ? kept_args.data[0] : mim_tuple(w, kept_args.data, k));
+done:
+    free(elem);
+    mim_vec_free(&kept_types);
+    mim_vec_free(&kept_args);
+    return res;
+}
+
+static MimDef *lam_spec_rewrite(MimPass *p, MimDef *d) {
+    LamSpec *s = (LamSpec *)p;
+    MimWorld *w = mim_pass_world(p);
+    if (d->node != MIM_APP) return d;
+    MimDef *f = mim_res(w, d->ops[0]);
+    if (!mim_is_workable_lam(f)) return d;
+    void **memo = mim_ptrmap_find(&s->memo, d);
+    if (memo) return *memo;
+    MimDef *res = NULL;
+    if (mim_world_aggr_lam_spec(w) || !mim_is_recursive(w, f)) res = specialize(w, f, d->ops[1]);
+    if (!res) res = d;
+    mim_ptrmap_put(&s->memo, d, res);
+    mim_ptrmap_put(&s->memo, res, res);
+    return res;
+}
+
+static void lam_spec_fini(MimPass *p) { mim_ptrmap_free(&((LamSpec *)p)->memo); }
+
+const MimPassClass mim_lam_spec_pass = {.name = "lam_spec", .size = sizeof(LamSpec),
+                                        .on_lams = true, .rewrite = lam_spec_rewrite,
+                                        .fini = lam_spec_fini};

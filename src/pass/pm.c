@@ -1,0 +1,305 @@
+/* The pass manager (compile.md §4.3–§4.5, include/mim/pass.h).
+ *
+ * One traversal: a LIFO work stack seeded with the externals (in name order,
+ * so the last name is processed first); for the mutable on top, every pass
+ * that participates is entered, its operands are rebuilt bottom-up (each
+ * rebuilt node offered to the passes' rewrite hooks, first replacement wins
+ * and is rewritten again), stored back, and the new operands are walked for
+ * mutables not yet visited, which are pushed.
+ *
+ * Rounds replace the reference's speculation and undo: before each traversal
+ * the uses of every reachable mutable are counted (mim_pass_uses) and the
+ * passes' prepare hooks run; a pass that wants another traversal says so with
+ * mim_pass_changed. Everything happens in one World; the caller runs the
+ * cleanup afterwards. */
+#include "pass/pm.h"
+
+#include "ir/check.h"
+#include "util/ptrmap.h"
+#include "util/vec.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Nested replacements per node before a pass is declared divergent. */
+#define MAX_REWRITE_CHAIN 10000
+
+struct MimPassMan {
+    MimPass **passes;
+    size_t num_passes;
+    MimWorld *w;
+    MimDef *cur;      /* the mutable being rewritten */
+    bool cur_is_lam;
+    bool changed;     /* some pass asked for another round */
+    bool failed;
+    unsigned chain;   /* depth of replacement chains (divergence guard) */
+    MimPtrMap memo;   /* old -> rewritten (this round) */
+    MimPtrMap seen;   /* mutables pushed / nodes walked (this round) */
+    MimPtrMap uses;   /* mutable -> (uses << 32 | callee uses), from the round start */
+    MimDefVec stack;  /* work stack of mutables */
+    MimDefVec walk;   /* scratch stack of iterative walks */
+};
+
+MimPassMan *mim_pm_new(void) { return mim_xcalloc(1, sizeof(MimPassMan)); }
+
+void mim_pm_free(MimPassMan *pm) {
+    if (!pm) return;
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        MimPass *p = pm->passes[i];
+        if (p->cls->fini) p->cls->fini(p);
+        free(p);
+    }
+    free(pm->passes);
+    mim_ptrmap_free(&pm->memo);
+    mim_ptrmap_free(&pm->seen);
+    mim_ptrmap_free(&pm->uses);
+    mim_vec_free(&pm->stack);
+    mim_vec_free(&pm->walk);
+    free(pm);
+}
+
+MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
+    for (size_t i = 0; i < pm->num_passes; ++i)
+        if (pm->passes[i]->cls == cls) {
+            if (fresh) *fresh = false;
+            return pm->passes[i];
+        }
+    size_t size = cls->size < sizeof(MimPass) ? sizeof(MimPass) : cls->size;
+    MimPass *p = mim_xcalloc(1, size);
+    p->cls = cls;
+    p->pm = pm;
+    p->index = pm->num_passes;
+    pm->passes = mim_xrealloc(pm->passes, (pm->num_passes + 1) * sizeof *pm->passes);
+    pm->passes[pm->num_passes++] = p;
+    if (fresh) *fresh = true;
+    return p;
+}
+
+size_t mim_pm_num_passes(const MimPassMan *pm) { return pm->num_passes; }
+
+/* ---- the interface offered to passes ------------------------------------- */
+
+MimWorld *mim_pass_world(const MimPass *p) { return p->pm->w; }
+MimDef *mim_pass_cur(const MimPass *p) { return p->pm->cur; }
+void mim_pass_changed(MimPass *p) { p->pm->changed = true; }
+
+unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee) {
+    uintptr_t v = (uintptr_t)mim_ptrmap_get(&p->pm->uses, mut);
+    if (callee) *callee = (unsigned)(v & 0xffffffffu);
+    return (unsigned)((uint64_t)v >> 32);
+}
+
+static bool participates(const MimPassMan *pm, const MimPass *p) {
+    return !p->cls->on_lams || pm->cur_is_lam;
+}
+
+/* ---- uses (before each round) -------------------------------------------- */
+
+static void count_use(MimPassMan *pm, MimDef *op, bool callee) {
+    if (!op || !op->is_mut) return;
+    void **slot = mim_ptrmap_find(&pm->uses, op);
+    uint64_t v = slot ? (uint64_t)(uintptr_t)*slot : 0;
+    v += (uint64_t)1 << 32;
+    if (callee) v += 1;
+    mim_ptrmap_put(&pm->uses, op, (void *)(uintptr_t)v);
+}
+
+/* Walk everything reachable from the externals (types included) once and
+ * count, per mutable, the (node, operand) pairs that refer to it. */
+static void count_uses(MimPassMan *pm) {
+    MimWorld *w = pm->w;
+    mim_ptrmap_clear(&pm->uses);
+    mim_ptrmap_clear(&pm->seen);
+    pm->walk.len = 0;
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        count_use(pm, ext, false);
+        if (mim_ptrmap_add(&pm->seen, ext, NULL, NULL)) mim_vec_push(&pm->walk, ext);
+    }
+    while (pm->walk.len) {
+        MimDef *d = mim_vec_pop(&pm->walk);
+        if (d->node == MIM_VAR) continue; /* its operand is its binder, not a use */
+        if (d->type && mim_ptrmap_add(&pm->seen, d->type, NULL, NULL)) mim_vec_push(&pm->walk, d->type);
+        for (uint32_t i = 0; i < d->num_ops; ++i) {
+            MimDef *op = d->ops[i] ? mim_res(w, d->ops[i]) : NULL;
+            if (!op) continue;
+            count_use(pm, op, d->node == MIM_APP && i == 0);
+            if (mim_ptrmap_add(&pm->seen, op, NULL, NULL)) mim_vec_push(&pm->walk, op);
+        }
+    }
+}
+
+/* ---- rewriting (§4.4) ----------------------------------------------------- */
+
+static MimDef *rewrite(MimPassMan *pm, MimDef *x);
+
+static bool has_free_deps(const MimDef *d) {
+    return d->dep & (MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_PROXY | MIM_DEP_INFER);
+}
+
+/* Offer n to the passes; the first replacement is rewritten again. */
+static MimDef *offer(MimPassMan *pm, MimDef *n) {
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        MimPass *p = pm->passes[i];
+        if (!p->cls->rewrite || !participates(pm, p)) continue;
+        MimDef *r = p->cls->rewrite(p, n);
+        if (!r) {
+            pm->failed = true;
+            return NULL;
+        }
+        if (r == n) continue;
+        if (++pm->chain > MAX_REWRITE_CHAIN) {
+            mim_err(pm->w, "internal error: pass '%s' does not converge", p->cls->name);
+            pm->failed = true;
+            return NULL;
+        }
+        MimDef *res = rewrite(pm, r);
+        --pm->chain;
+        return res;
+    }
+    return n;
+}
+
+static MimDef *rebuild(MimPassMan *pm, MimDef *x) {
+    MimDef *type = x->type ? rewrite(pm, x->type) : NULL;
+    if (x->type && !type) return NULL;
+    bool same = type == x->type;
+    MIM_SCRATCH(ops, x->num_ops);
+    for (uint32_t i = 0; i < x->num_ops; ++i) {
+        ops[i] = rewrite(pm, x->ops[i]);
+        if (!ops[i]) {
+            MIM_SCRATCH_FREE(ops);
+            return NULL;
+        }
+        same &= ops[i] == x->ops[i];
+    }
+    MimDef *n = same ? x : mim_def_rebuild(pm->w, x, type, ops);
+    MIM_SCRATCH_FREE(ops);
+    return n;
+}
+
+static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
+    if (!x || pm->failed) return NULL;
+    x = mim_res(pm->w, x);
+    if (!has_free_deps(x) || x->is_mut) return x;
+    void **memo = mim_ptrmap_find(&pm->memo, x);
+    if (memo) return *memo;
+    MimDef *n = rebuild(pm, x);
+    if (!n) {
+        pm->failed = true;
+        return NULL;
+    }
+    MimDef *res = n->is_mut ? n : offer(pm, n);
+    if (!res) return NULL;
+    mim_ptrmap_put(&pm->memo, x, res);
+    if (res != x) mim_ptrmap_put(&pm->memo, res, res);
+    return res;
+}
+
+MimDef *mim_pass_rewrite(MimPass *p, MimDef *def) { return rewrite(p->pm, def); }
+
+/* ---- the traversal --------------------------------------------------------- */
+
+/* Push the mutables reachable from d without entering mutables. */
+static void push_reachable(MimPassMan *pm, MimDef *d) {
+    if (!d) return;
+    pm->walk.len = 0;
+    mim_vec_push(&pm->walk, d);
+    while (pm->walk.len) {
+        MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->walk));
+        if (!x || !mim_ptrmap_add(&pm->seen, x, NULL, NULL)) continue;
+        if (x->is_mut) {
+            mim_vec_push(&pm->stack, x);
+            continue;
+        }
+        if (!has_free_deps(x)) continue;
+        if (x->type) mim_vec_push(&pm->walk, x->type);
+        for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->walk, x->ops[i]);
+    }
+}
+
+static bool has_body(const MimDef *m) {
+    return m->num_ops > 0 && m->ops[m->num_ops - 1] != NULL;
+}
+
+/* Rebuild the operands of the mutable m and store them back. */
+static bool visit(MimPassMan *pm, MimDef *m) {
+    pm->cur = m;
+    pm->cur_is_lam = m->node == MIM_LAM;
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        MimPass *p = pm->passes[i];
+        if (p->cls->enter && participates(pm, p)) p->cls->enter(p, m);
+    }
+    if (!has_body(m)) return true; /* a pass may have unset it */
+    MIM_SCRATCH(ops, m->num_ops);
+    bool same = true;
+    for (uint32_t i = 0; i < m->num_ops; ++i) {
+        ops[i] = rewrite(pm, m->ops[i]);
+        if (!ops[i]) {
+            MIM_SCRATCH_FREE(ops);
+            return false;
+        }
+        same &= ops[i] == m->ops[i];
+    }
+    bool ok = true;
+    if (!same)
+        for (uint32_t i = 0; ok && i < m->num_ops; ++i) ok = mim_mut_set(pm->w, m, i, ops[i]) != NULL;
+    for (uint32_t i = 0; ok && i < m->num_ops; ++i) push_reachable(pm, m->ops[i]);
+    if (ok) push_reachable(pm, m->type);
+    MIM_SCRATCH_FREE(ops);
+    return ok;
+}
+
+static bool traverse(MimPassMan *pm) {
+    MimWorld *w = pm->w;
+    mim_ptrmap_clear(&pm->memo);
+    mim_ptrmap_clear(&pm->seen);
+    pm->stack.len = 0;
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        mim_ptrmap_add(&pm->seen, ext, NULL, NULL);
+        mim_vec_push(&pm->stack, ext);
+    }
+    while (pm->stack.len) {
+        MimDef *m = mim_vec_pop(&pm->stack);
+        if (!has_body(m)) continue;
+        if (!visit(pm, m)) return false;
+    }
+    pm->cur = NULL;
+    return true;
+}
+
+static void report_failure(MimPassMan *pm) {
+    size_t len = 0;
+    for (size_t i = 0; i < pm->num_passes; ++i) len += strlen(pm->passes[i]->cls->name) + 2;
+    char *names = mim_xmalloc(len + 1);
+    names[0] = 0;
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        if (i) strcat(names, ", ");
+        strcat(names, pm->passes[i]->cls->name);
+    }
+    mim_err(pm->w, "internal error in the pass manager [%s]: a pass built an ill-typed node",
+            pm->num_passes ? names : "no passes");
+    free(names);
+}
+
+bool mim_pm_run(MimPassMan *pm, MimWorld *w) {
+    pm->w = w;
+    for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
+        pm->changed = pm->failed = false;
+        pm->chain = 0;
+        count_uses(pm);
+        for (size_t i = 0; i < pm->num_passes; ++i)
+            if (pm->passes[i]->cls->prepare) pm->passes[i]->cls->prepare(pm->passes[i]);
+        bool ok = traverse(pm);
+        for (size_t i = 0; i < pm->num_passes; ++i)
+            if (pm->passes[i]->cls->finish) pm->passes[i]->cls->finish(pm->passes[i]);
+        if (!ok) {
+            report_failure(pm);
+            return false;
+        }
+        if (!pm->changed) break;
+    }
+    return true;
+}

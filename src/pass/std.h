@@ -1,0 +1,30 @@
+/* Shared pieces of the standard passes (opt.md §4): the common instance
+ * layout with an optional link to another pass, and small helpers. */
+#ifndef MIM_PASS_STD_H
+#define MIM_PASS_STD_H
+
+#include "ir/check.h"
+#include "mim/pass.h"
+#include "util/ptrmap.h"
+
+/* Every standard pass instance starts like this. */
+typedef struct StdPass {
+    MimPass base;
+    MimPass *link; /* η-reduction / η-expansion instance it cooperates with */
+} StdPass;
+
+/* The return continuation's variable projection of a returning lambda (last
+ * domain component a continuation type), or NULL. */
+MimDef *mim_ret_var(MimWorld *w, MimDef *lam);
+/* Number of components of a lambda's domain (1 if not a Σ of literal arity). */
+uint64_t mim_dom_arity(MimWorld *w, MimDef *lam);
+/* Filter and body of lam with its variable replaced by arg (NULL on error). */
+bool mim_lam_instantiate(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **filter, MimDef **body);
+/* Is mut reachable from its own body (recursive)? */
+bool mim_is_recursive(MimWorld *w, MimDef *mut);
+
+/* Bookkeeping shared between passes. */
+bool mim_beta_red_is_kept(MimPass *beta_red, const MimDef *lam);
+bool mim_eta_red_is_irreducible(MimPass *eta_red, const MimDef *lam);
+
+#endif
