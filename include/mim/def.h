@@ -56,4 +56,8 @@ bool mim_pi_is_implicit(const MimDef *pi);
 /* Pi whose codomain is a Bot node. */
 bool mim_pi_is_cn(const MimDef *pi);
 
+/* Operand form of d as printed in error messages (no gids); heap string,
+ * caller frees (defined in src/ir/print.c; used by back ends' diagnostics). */
+char *mim_def_to_str(MimWorld *w, const MimDef *d);
+
 #endif

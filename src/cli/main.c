@@ -4,6 +4,8 @@
  * program, and the printer, checker and rewriter walk it recursively). */
 #include "mim/driver.h"
 
+#include "driver/prefetch.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -297,8 +299,11 @@ static int run_with_big_stack(MimOptions *o) {
     o->stack_budget = BIG_STACK / 4 * 3;
     if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, BIG_STACK) == 0 &&
         pthread_create(&th, &attr, run_job, &job) == 0) {
+        MimPrefetch pf;
+        mim_prefetch_plugins(&pf, o);
         pthread_join(th, NULL);
         pthread_attr_destroy(&attr);
+        mim_prefetch_release(&pf);
         return job.result;
     }
     o->stack_budget = 0;

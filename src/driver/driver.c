@@ -181,9 +181,13 @@ static bool optimize(Run *r, long level) {
     } else {
         ok = mim_swap_cleanup(&w, r->world);
     }
+    /* Warnings of the pipeline interpretation are recorded in the input World. */
+    MimDiag *d = mim_world_diag(r->world);
     if (w != r->world) {
         r->retired[r->num_retired++] = r->world;
         r->world = w;
+        mim_diag_print(d, r->err, color_of(r->err));
+        mim_diag_clear(d);
     }
     if (!ok) {
         fprintf(r->err, "error: optimization failed\n");

@@ -47,6 +47,10 @@ static void *open_library(const char *name, const char *const *paths, size_t num
     return NULL;
 }
 
+void *mim_plugin_library_open(const char *name, const char *const *paths, size_t num_paths) {
+    return valid_name(name) ? open_library(name, paths, num_paths) : NULL;
+}
+
 static int by_id(const void *x, const void *y) {
     uint64_t a = ((const MimNormalizerReg *)x)->id, b = ((const MimNormalizerReg *)y)->id;
     return (a > b) - (a < b);
@@ -82,7 +86,7 @@ bool mim_registry_load(MimRegistry *r, const char *name, const char *const *path
         return false;
     }
     if (mim_registry_is_loaded(r, name)) return true;
-    void *h = open_library(name, paths, num_paths);
+    void *h = mim_plugin_library_open(name, paths, num_paths);
     if (!h) {
         snprintf(msg, msg_size, "cannot open plugin '%s'", name);
         return false;

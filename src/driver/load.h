@@ -31,6 +31,9 @@ typedef struct MimRegistry {
  * reports it, located at a `plugin` directive or unlocated. */
 bool mim_registry_load(MimRegistry *r, const char *name, const char *const *paths,
                        size_t num_paths, char *msg, size_t msg_size);
+/* The dlopen handle of the library of plugin `name`, found as by
+ * mim_registry_load (no entry point or ABI checks), or NULL. */
+void *mim_plugin_library_open(const char *name, const char *const *paths, size_t num_paths);
 bool mim_registry_is_loaded(const MimRegistry *r, const char *name);
 /* Normalizer registered for the full annex id, or NULL. */
 MimNormalizer mim_registry_normalizer(const MimRegistry *r, uint64_t id);

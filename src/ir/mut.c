@@ -93,6 +93,29 @@ MimDef *mim_var(MimWorld *w, MimDef *mut) {
 
 /* ---- immutabilization (§5.4) ----------------------------------------------- */
 
+/* Does one of mut's operands lead back to mut itself through other mutables
+ * (a recursive type such as `rec Tree = [Nat, «2; Tree»]`)? Such a type
+ * is kept mutable: an immutable copy would refer to the original and unroll
+ * the recursion by one level at every rewrite (decision, docs/decisions.md). */
+static bool refers_to_self(MimWorld *w, MimDef *mut) {
+    MimPtrMap seen = {0};
+    MimDefVec todo = {0};
+    for (uint32_t i = 0; i < mut->num_ops; ++i)
+        if (mut->ops[i]) mim_vec_push(&todo, mut->ops[i]);
+    bool found = false;
+    while (todo.len && !found) {
+        MimDef *d = mim_res(w, mim_vec_pop(&todo));
+        if (!d || !(d->dep & MIM_DEP_MUT)) continue;
+        if (d == mut) found = true;
+        else if (mim_ptrmap_add(&seen, d, NULL, NULL))
+            for (uint32_t i = 0; i < d->num_ops; ++i)
+                if (d->ops[i]) mim_vec_push(&todo, d->ops[i]);
+    }
+    mim_vec_free(&todo);
+    mim_ptrmap_free(&seen);
+    return found;
+}
+
 static bool var_used_in(MimWorld *w, MimDef *mut, MimDef *const *ops, size_t n) {
     MimDef *var = mim_mut_has_var(mut);
     if (!var) return false;
@@ -121,10 +144,10 @@ MimDef *mim_immutabilize(MimWorld *w, MimDef *mut) {
     if (!mut || !mut->is_mut || !mim_def_is_set(mut)) return mut;
     switch ((MimNode)mut->node) {
     case MIM_PI: /* the implicit bit is dropped (reference quirk) */
-        if (var_used_in(w, mut, &mut->ops[1], 1)) return mut;
+        if (var_used_in(w, mut, &mut->ops[1], 1) || refers_to_self(w, mut)) return mut;
         return mim_pi(w, mut->ops[0], mut->ops[1], false);
     case MIM_SIGMA:
-        if (var_used_in(w, mut, mut->ops, mut->num_ops)) return mut;
+        if (var_used_in(w, mut, mut->ops, mut->num_ops) || refers_to_self(w, mut)) return mut;
         return mim_sigma(w, mut->ops, mut->num_ops);
     case MIM_ARR:
         if (!var_used_in(w, mut, &mut->ops[1], 1)) return mim_arr(w, mut->ops[0], mut->ops[1]);

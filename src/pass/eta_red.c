@@ -34,13 +34,28 @@ static MimDef *reduct(MimWorld *w, EtaRed *er, MimDef *lam) {
     return mim_alpha(w, mim_type_of(w, e), mim_type_of(w, lam), false) ? e : NULL;
 }
 
+/* The reduct of lam unless reducing leads back to lam (λx. g x and
+ * g = λy. lam y reduce into each other forever). */
+static MimDef *acyclic_reduct(MimWorld *w, EtaRed *er, MimDef *lam) {
+    MimDef *e = reduct(w, er, lam);
+    MimDef *next = e;
+    for (int i = 0; next && next->node == MIM_LAM && i < 64; ++i) {
+        next = reduct(w, er, next);
+        if (next == lam) {
+            mim_ptrmap_put(&er->irreducible, lam, NULL);
+            return NULL;
+        }
+    }
+    return e;
+}
+
 static MimDef *eta_red_rewrite(MimPass *p, MimDef *d) {
     EtaRed *er = (EtaRed *)p;
     MimWorld *w = mim_pass_world(p);
     for (uint32_t i = 0; i < d->num_ops; ++i) {
         MimDef *op = mim_res(w, d->ops[i]);
         if (!op || op->node != MIM_LAM || !op->is_mut) continue;
-        MimDef *e = reduct(w, er, op);
+        MimDef *e = acyclic_reduct(w, er, op);
         if (!e) continue;
         MIM_SCRATCH(ops, d->num_ops);
         for (uint32_t j = 0; j < d->num_ops; ++j) ops[j] = j == i ? e : d->ops[j];

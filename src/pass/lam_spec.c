@@ -24,8 +24,8 @@ static bool is_fn_type(MimWorld *w, MimDef *T) {
 
 static MimDef *specialize(MimWorld *w, MimDef *f, MimDef *arg) {
     uint64_t n = mim_dom_arity(w, f);
-    MimDef *pi = mim_res(w, f->type), *dom = mim_res(w, pi->ops[0]);
-    if (pi->is_mut || !mim_pi_is_cn(pi) || (n > 1 && dom->node != MIM_SIGMA)) return NULL;
+    MimDef *pi = mim_lam_imm_pi(w, f), *dom = pi ? mim_res(w, pi->ops[0]) : NULL;
+    if (!pi || !mim_pi_is_cn(pi) || (n > 1 && dom->node != MIM_SIGMA)) return NULL;
     bool skip = mim_ret_var(w, f) && mim_is_closed(w, f);
     Vec kept_types = {0}, kept_args = {0};
     MimDef **elem = mim_xmalloc(n * sizeof *elem);

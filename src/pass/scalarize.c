@@ -63,19 +63,19 @@ static MimDef *unflatten(MimWorld *w, MimDef *T, MimDef *const *vars, size_t *k)
 
 static bool expandable(Scalarize *s, MimWorld *w, MimDef *f) {
     if (!mim_is_workable_lam(f) || mim_ptrmap_has(&s->is_scalar, f)) return false;
-    MimDef *pi = mim_res(w, f->type);
-    return !pi->is_mut && mim_pi_is_cn(pi) && mim_dom_arity(w, f) > 1;
+    MimDef *pi = mim_lam_imm_pi(w, f);
+    return pi && mim_pi_is_cn(pi) && mim_dom_arity(w, f) > 1;
 }
 
 /* f' for an expandable f (memoized; f itself if nothing is flattened). */
 static MimDef *scalar_version(Scalarize *s, MimWorld *w, MimDef *f) {
     void **memo = mim_ptrmap_find(&s->scalar, f);
     if (memo) return *memo;
-    MimDef *dom = mim_res(w, mim_res(w, f->type)->ops[0]);
+    MimDef *dom = mim_res(w, mim_lam_imm_pi(w, f)->ops[0]);
     Vec flat = {0};
-    for (uint32_t i = 0; i < dom->num_ops; ++i) flatten_type(w, dom->ops[i], &flat);
+    flatten_type(w, dom, &flat);
     MimDef *res = f;
-    if (flat.len != dom->num_ops) {
+    if (flat.len != mim_dom_arity(w, f)) {
         MimDef *lam = mim_mut_lam(w, mim_cn(w, mim_sigma(w, flat.data, flat.len)));
         if (!lam) goto done;
         mim_def_set_name(lam, f->name);
@@ -98,10 +98,9 @@ done:
 }
 
 static MimDef *flat_arg(MimWorld *w, MimDef *f, MimDef *arg) {
-    MimDef *dom = mim_res(w, mim_res(w, f->type)->ops[0]);
+    MimDef *dom = mim_res(w, mim_lam_imm_pi(w, f)->ops[0]);
     Vec vals = {0};
-    for (uint32_t i = 0; i < dom->num_ops; ++i)
-        flatten_val(w, mim_proj(w, arg, dom->num_ops, i), dom->ops[i], &vals);
+    flatten_val(w, arg, dom, &vals);
     MimDef *res = mim_tuple(w, vals.data, vals.len);
     mim_vec_free(&vals);
     return res;

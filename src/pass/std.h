@@ -16,6 +16,9 @@ typedef struct StdPass {
 /* The return continuation's variable projection of a returning lambda (last
  * domain component a continuation type), or NULL. */
 MimDef *mim_ret_var(MimWorld *w, MimDef *lam);
+/* The function type of lam as an immutable Pi (a mutable one is
+ * immutabilized), or NULL if it is dependent. */
+MimDef *mim_lam_imm_pi(MimWorld *w, MimDef *lam);
 /* Number of components of a lambda's domain (1 if not a Σ of literal arity). */
 uint64_t mim_dom_arity(MimWorld *w, MimDef *lam);
 /* Filter and body of lam with its variable replaced by arg (NULL on error). */

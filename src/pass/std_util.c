@@ -27,6 +27,12 @@ static uint64_t arity_of_type(MimWorld *w, MimDef *T) {
     return 1;
 }
 
+MimDef *mim_lam_imm_pi(MimWorld *w, MimDef *lam) {
+    MimDef *pi = mim_res(w, lam->type);
+    if (pi && pi->is_mut) pi = mim_immutabilize(w, pi);
+    return pi && !pi->is_mut && pi->node == MIM_PI ? pi : NULL;
+}
+
 uint64_t mim_dom_arity(MimWorld *w, MimDef *lam) {
     MimDef *pi = mim_res(w, lam->type);
     return pi && pi->node == MIM_PI ? arity_of_type(w, pi->ops[0]) : 1;
@@ -63,7 +69,9 @@ static bool reaches(MimWorld *w, MimDef *from, const MimDef *target) {
         MimDef *d = mim_res(w, mim_vec_pop(&todo));
         if (!d) continue;
         if (d == target) found = true;
-        else if (!(d->dep & (MIM_DEP_MUT | MIM_DEP_VAR)) || !mim_ptrmap_add(&seen, d, NULL, NULL)) continue;
+        else if (!(d->dep & (MIM_DEP_MUT | MIM_DEP_VAR)) || d->node == MIM_VAR ||
+                 !mim_ptrmap_add(&seen, d, NULL, NULL))
+            continue;
         else
             for (uint32_t i = 0; i < d->num_ops; ++i)
                 if (d->ops[i]) mim_vec_push(&todo, d->ops[i]);

@@ -22,8 +22,8 @@ typedef struct TailRec {
 
 static bool build(TailRec *t, MimWorld *w, MimDef *f) {
     uint64_t n = mim_dom_arity(w, f);
-    MimDef *pi = mim_res(w, f->type), *dom = mim_res(w, pi->ops[0]);
-    if (pi->is_mut || dom->node != MIM_SIGMA || n < 2) return false;
+    MimDef *pi = mim_lam_imm_pi(w, f), *dom = pi ? mim_res(w, pi->ops[0]) : NULL;
+    if (!pi || dom->node != MIM_SIGMA || dom->is_mut || n < 2) return false;
     MimDef *rec = mim_mut_lam(w, pi);
     MimDef *loop = mim_mut_lam(w, mim_cn(w, mim_sigma(w, dom->ops, n - 1)));
     if (!rec || !loop) return false;
