@@ -12,8 +12,14 @@
 
 typedef struct LamSpec {
     StdPass std;
-    MimPtrMap memo; /* call -> rewritten call */
+    MimPtrMap memo;      /* call -> rewritten call */
+    MimPtrMap recursive; /* recursive lambdas at the start of the traversal */
 } LamSpec;
+
+static void lam_spec_prepare(MimPass *p) {
+    LamSpec *s = (LamSpec *)p;
+    if (!mim_world_aggr_lam_spec(mim_pass_world(p))) mim_find_recursive(mim_pass_world(p), &s->recursive);
+}
 
 typedef MIM_VEC(MimDef *) Vec;
 
@@ -72,15 +78,21 @@ static MimDef *lam_spec_rewrite(MimPass *p, MimDef *d) {
     void **memo = mim_ptrmap_find(&s->memo, d);
     if (memo) return *memo;
     MimDef *res = NULL;
-    if (mim_world_aggr_lam_spec(w) || !mim_is_recursive(w, f)) res = specialize(w, f, d->ops[1]);
+    /* Lambdas created during this traversal are not in the analysis. */
+    void **known = mim_ptrmap_find(&s->recursive, f);
+    bool recursive = known ? *known != NULL : mim_is_recursive(w, f);
+    if (mim_world_aggr_lam_spec(w) || !recursive) res = specialize(w, f, d->ops[1]);
     if (!res) res = d;
     mim_ptrmap_put(&s->memo, d, res);
     mim_ptrmap_put(&s->memo, res, res);
     return res;
 }
 
-static void lam_spec_fini(MimPass *p) { mim_ptrmap_free(&((LamSpec *)p)->memo); }
+static void lam_spec_fini(MimPass *p) {
+    mim_ptrmap_free(&((LamSpec *)p)->memo);
+    mim_ptrmap_free(&((LamSpec *)p)->recursive);
+}
 
 const MimPassClass mim_lam_spec_pass = {.name = "lam_spec", .size = sizeof(LamSpec),
-                                        .on_lams = true, .rewrite = lam_spec_rewrite,
+                                        .on_lams = true, .prepare = lam_spec_prepare, .rewrite = lam_spec_rewrite,
                                         .fini = lam_spec_fini};

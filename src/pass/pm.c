@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Nested replacements per node before a pass is declared divergent. */
-#define MAX_REWRITE_CHAIN 10000
+#define MAX_REWRITE_CHAIN (1u << 20)
 
 struct MimPassMan {
     MimPass **passes;

@@ -23,8 +23,12 @@ MimDef *mim_lam_imm_pi(MimWorld *w, MimDef *lam);
 uint64_t mim_dom_arity(MimWorld *w, MimDef *lam);
 /* Filter and body of lam with its variable replaced by arg (NULL on error). */
 bool mim_lam_instantiate(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **filter, MimDef **body);
-/* Is mut reachable from its own body (recursive)? */
+/* Is mut reachable from its own body (recursive)? Walks the program:
+ * prefer mim_find_recursive for many queries. */
 bool mim_is_recursive(MimWorld *w, MimDef *mut);
+/* Maps every mutable reachable from the externals to (void *)1 if it lies
+ * on a cycle of references (recursive), else to NULL (recursion.c). */
+void mim_find_recursive(MimWorld *w, MimPtrMap *out);
 
 /* Bookkeeping shared between passes. */
 bool mim_beta_red_is_kept(MimPass *beta_red, const MimDef *lam);
