@@ -105,6 +105,11 @@ MimDef *mim_iapp(MimWorld *w, MimDef *callee, MimDef *arg); /* + implicit-arg in
 /* Build the App node itself (hash-consed, counters recorded) without type
  * check, β-reduction or normalizer: what a normalizer returns for "no change". */
 MimDef *mim_raw_app(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg);
+/* Rebuild the immutable d with a new type and operands (as many as d has)
+ * through the normalizing constructors: what rewriting passes use for node
+ * kinds they do not handle specially. type is ignored for kinds whose type
+ * is inferred. */
+MimDef *mim_rebuild(MimWorld *w, MimDef *d, MimDef *type, MimDef *const *ops);
 MimDef *mim_app_callee(const MimDef *app);
 MimDef *mim_app_arg(const MimDef *app);
 MimDef *mim_app_axiom(const MimDef *app); /* head axiom of a curried app chain, or NULL */

@@ -53,3 +53,7 @@ MimDef *mim_stub(MimWorld *w, MimDef *m, MimDef *type) {
     }
     return s;
 }
+
+MimDef *mim_rebuild(MimWorld *w, MimDef *d, MimDef *type, MimDef *const *ops) {
+    return d && !d->is_mut ? mim_def_rebuild(w, d, type, ops) : NULL;
+}

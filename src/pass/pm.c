@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nested replacements per node before a pass is declared divergent. */
-#define MAX_REWRITE_CHAIN (1u << 20)
 
 struct MimPassMan {
     MimPass **passes;
@@ -33,7 +31,7 @@ struct MimPassMan {
     bool cur_is_lam;
     bool changed;     /* some pass asked for another round */
     bool failed;
-    unsigned chain;   /* depth of replacement chains (divergence guard) */
+    uintptr_t stack_base; /* C stack position at the start of the run */
     MimPtrMap memo;   /* old -> rewritten (this round) */
     MimPtrMap seen;   /* mutables pushed / nodes walked (this round) */
     MimPtrMap uses;   /* mutable -> (uses << 32 | callee uses), from the round start */
@@ -149,14 +147,18 @@ static MimDef *offer(MimPassMan *pm, MimDef *n) {
             return NULL;
         }
         if (r == n) continue;
-        if (++pm->chain > MAX_REWRITE_CHAIN) {
-            mim_err(pm->w, "internal error: pass '%s' does not converge", p->cls->name);
+        /* Replacements are rewritten recursively (inlining chains nest); a
+         * pass that keeps replacing would exhaust the C stack, so the World's
+         * stack budget bounds the nesting (as for β-reduction). */
+        char here;
+        uintptr_t pos = (uintptr_t)&here;
+        if (pm->stack_base > pos && pm->stack_base - pos > pm->w->stack_budget) {
+            mim_err(pm->w, "internal error: pass '%s' does not converge (rewriting nested beyond the "
+                           "stack budget of %zu bytes)", p->cls->name, pm->w->stack_budget);
             pm->failed = true;
             return NULL;
         }
-        MimDef *res = rewrite(pm, r);
-        --pm->chain;
-        return res;
+        return rewrite(pm, r);
     }
     return n;
 }
@@ -287,8 +289,9 @@ static void report_failure(MimPassMan *pm) {
 bool mim_pm_run(MimPassMan *pm, MimWorld *w) {
     pm->w = w;
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
+        char here;
         pm->changed = pm->failed = false;
-        pm->chain = 0;
+        pm->stack_base = (uintptr_t)&here;
         count_uses(pm);
         for (size_t i = 0; i < pm->num_passes; ++i)
             if (pm->passes[i]->cls->prepare) pm->passes[i]->cls->prepare(pm->passes[i]);
