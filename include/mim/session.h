@@ -7,6 +7,8 @@
  *     MimWorld *w = mim_session_world(s);
  *     MimDef *minus = mim_annex(w, MIM_core_minus);   // ids: generated headers
  *     ... build nodes with world.h: normalizers of loaded plugins fire ...
+ *     mim_session_optimize(s, 2);                // optional: -O2 pipeline
+ *     mim_session_emit(s, "ll", out);            // optional: LLVM IR
  *     mim_session_free(s);
  *
  * A session is built once: name the plugins (and optionally one Mim source
@@ -39,6 +41,15 @@ bool mim_session_source(MimSession *s, const char *path, const char *text, size_
 /* Parses, binds, loads the requested libraries and emits everything into the
  * World. Returns false on any error (see mim_session_print_diag). */
 bool mim_session_build(MimSession *s);
+
+/* The optimizer of `mim -O<level>` (cli.md §3): 1 = the cleanup, 2 = the
+ * program's compilation pipeline (`_compile`, or `_default_compile` when
+ * the `opt` plugin was requested, or `_fallback_compile`). After build only;
+ * afterwards mim_session_world returns the optimized World. */
+bool mim_session_optimize(MimSession *s, int level);
+/* Runs the back end registered under `name` by a loaded plugin (e.g. "ll"
+ * from core: textual LLVM IR) on the current World. */
+bool mim_session_emit(MimSession *s, const char *backend, FILE *out);
 
 MimWorld *mim_session_world(MimSession *s);
 bool mim_session_is_loaded(const MimSession *s, const char *plugin);

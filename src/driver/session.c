@@ -4,6 +4,7 @@
 #include "mim/session.h"
 
 #include "driver/program.h"
+#include "pass/optimize.h"
 #include "mim/driver.h"
 #include "util/xalloc.h"
 
@@ -14,6 +15,7 @@
 
 struct MimSession {
     MimWorld *world;
+    MimWorld *front; /* the front end's World once optimization replaced it */
     MimDiag diag; /* front-end and loading messages */
     MimFe *fe;
     MimRegistry plugins;
@@ -59,6 +61,7 @@ void mim_session_free(MimSession *s) {
     if (!s) return;
     mim_fe_free(s->fe);
     mim_world_free(s->world);
+    if (s->front) mim_world_free(s->front);
     mim_registry_free(&s->plugins); /* after the World: it holds normalizer pointers */
     mim_diag_free(&s->diag);
     mim_search_paths_free(s->paths, s->num_paths);
@@ -97,6 +100,38 @@ bool mim_session_build(MimSession *s) {
     if (s->failed) return false;
     if (!mim_program_emit(s->world, s->fe, &s->plugins)) return !(s->failed = true);
     return true;
+}
+
+static MimPassHandler host_handler(void *ctx, uint64_t base) { return mim_registry_pass(ctx, base); }
+static bool host_loaded(void *ctx, const char *name) { return mim_registry_is_loaded(ctx, name); }
+
+bool mim_session_optimize(MimSession *s, int level) {
+    if (!s->built || s->failed || level < 0 || level > 2) return false;
+    if (level == 0) return true;
+    MimWorld *w = s->world;
+    MimOptHost host = {&s->plugins, host_handler, host_loaded};
+    /* Intermediate Worlds are freed; the front end's stays (its names and
+     * paths are interned there) until the session ends. */
+    bool ok = level == 2 ? mim_optimize(&w, &host) : mim_swap_cleanup(&w, s->world);
+    if (w != s->world) {
+        if (!s->front) s->front = s->world;
+        else if (s->world != s->front) mim_world_free(s->world);
+        /* Pipeline warnings are recorded in the World it was read from. */
+        mim_diag_append(&s->diag, mim_world_diag(s->world));
+        mim_diag_clear(mim_world_diag(s->world));
+        s->world = w;
+    }
+    return ok;
+}
+
+bool mim_session_emit(MimSession *s, const char *backend, FILE *out) {
+    MimBackendFn fn = s->built && !s->failed ? mim_registry_backend(&s->plugins, backend) : NULL;
+    if (!fn) {
+        MimLoc none = {0};
+        mim_diag_report(&s->diag, MIM_ERROR, none, "no back end '%s' is loaded", backend);
+        return false;
+    }
+    return fn(s->world, out);
 }
 
 MimWorld *mim_session_world(MimSession *s) { return s->world; }

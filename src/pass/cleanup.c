@@ -12,6 +12,7 @@ MimWorld *mim_cleanup(MimWorld *old) {
     MimWorld *w = mim_world_inherit(old);
     MimRewriter rw;
     mim_rewriter_init(&rw, old, w, NULL, NULL);
+    mim_ptrmap_reserve(&rw.map, mim_world_num_nodes(old) / 2); /* no rehashing while copying */
     bool ok = true;
     for (size_t i = 0, n = mim_world_num_annexes(old); ok && i < n; ++i) {
         uint64_t id;

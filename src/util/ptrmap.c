@@ -2,6 +2,7 @@
  * backward-shift deletion (no tombstones). */
 #include "util/ptrmap.h"
 
+#include "util/arena.h"
 #include "util/xalloc.h"
 
 #include <stdint.h>
@@ -26,8 +27,13 @@ void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf) {
     m->lent = buf;
 }
 
+/* Tables live in mim_pages_zalloc blocks: big ones reuse memory freed
+ * earlier and get their fresh pages mapped in one go (arena.c). */
+static void *table_alloc(size_t n, size_t size) { return mim_pages_zalloc(n * size); }
+static void table_free(void *p, size_t n, size_t size) { mim_pages_free(p, n * size); }
+
 void mim_ptrmap_free(MimPtrMap *m) {
-    if (m->slots != m->lent) free(m->slots);
+    if (m->slots != m->lent) table_free(m->slots, m->cap, sizeof *m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -46,20 +52,34 @@ static MimPtrMapSlot *ptr_lookup(const MimPtrMap *m, const void *key) {
     }
 }
 
-static void ptr_grow(MimPtrMap *m) {
-    size_t cap = m->cap ? m->cap * 2 : MIM_MAP_INLINE;
+/* Moves the entries into a table of capacity cap (a power of two, at least
+ * MIM_MAP_INLINE, more than twice the entries). */
+static void ptr_rehash(MimPtrMap *m, size_t cap) {
     MimPtrMapSlot *slots;
-    if (!m->cap && m->lent) {
+    if (!m->cap && m->lent && cap == MIM_MAP_INLINE) {
         slots = m->lent;
         memset(slots, 0, cap * sizeof *slots);
     } else {
-        slots = mim_xcalloc(cap, sizeof *slots);
+        slots = table_alloc(cap, sizeof *slots);
     }
-    MimPtrMap n = {slots, cap, m->len, m->lent};
-    for (size_t i = 0; i < m->cap; ++i)
-        if (m->slots[i].key) *ptr_lookup(&n, m->slots[i].key) = m->slots[i];
-    if (m->slots != m->lent) free(m->slots);
-    *m = n;
+    size_t mask = cap - 1;
+    for (size_t i = 0; i < m->cap; ++i) { /* keys are distinct: no comparisons */
+        if (!m->slots[i].key) continue;
+        size_t j = hash_ptr(m->slots[i].key) & mask;
+        while (slots[j].key) j = (j + 1) & mask;
+        slots[j] = m->slots[i];
+    }
+    if (m->slots != m->lent) table_free(m->slots, m->cap, sizeof *m->slots);
+    m->slots = slots;
+    m->cap = cap;
+}
+
+static void ptr_grow(MimPtrMap *m) { ptr_rehash(m, m->cap ? m->cap * 2 : MIM_MAP_INLINE); }
+
+void mim_ptrmap_reserve(MimPtrMap *m, size_t n) { /* one table of the final size */
+    size_t cap = m->cap ? m->cap : MIM_MAP_INLINE;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > m->cap) ptr_rehash(m, cap);
 }
 
 void **mim_ptrmap_find(const MimPtrMap *m, const void *key) {
@@ -124,7 +144,7 @@ void mim_pairmap_lend(MimPairMap *m, MimPairMapSlot *buf) {
 }
 
 void mim_pairmap_free(MimPairMap *m) {
-    if (m->slots != m->lent) free(m->slots);
+    if (m->slots != m->lent) table_free(m->slots, m->cap, sizeof *m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -149,12 +169,12 @@ static void pair_grow(MimPairMap *m) {
         slots = m->lent;
         memset(slots, 0, cap * sizeof *slots);
     } else {
-        slots = mim_xcalloc(cap, sizeof *slots);
+        slots = table_alloc(cap, sizeof *slots);
     }
     MimPairMap n = {slots, cap, m->len, m->lent};
     for (size_t i = 0; i < m->cap; ++i)
         if (m->slots[i].a) *pair_lookup(&n, m->slots[i].a, m->slots[i].b) = m->slots[i];
-    if (m->slots != m->lent) free(m->slots);
+    if (m->slots != m->lent) table_free(m->slots, m->cap, sizeof *m->slots);
     *m = n;
 }
 

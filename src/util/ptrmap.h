@@ -34,6 +34,8 @@ void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf);
 
 void mim_ptrmap_free(MimPtrMap *m);
 void mim_ptrmap_clear(MimPtrMap *m); /* keeps the storage */
+/* Make room for n entries without growing (big maps of known size). */
+void mim_ptrmap_reserve(MimPtrMap *m, size_t n);
 /* Slot of the value of key, or NULL if absent. Valid until the next put. */
 void **mim_ptrmap_find(const MimPtrMap *m, const void *key);
 void *mim_ptrmap_get(const MimPtrMap *m, const void *key); /* NULL if absent */

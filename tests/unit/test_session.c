@@ -2,11 +2,14 @@
  * libraries loaded, used from C as an embedding DSL compiler would (paper
  * §4.4): normalizers fire, type errors are values, plugins are found next to
  * libmim without any search path. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "mim/plugin.h"
 #include "mim/session.h"
 #include "mim/world.h"
 #include "unit.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CORE_ID 0x1104c60000000000ull
@@ -73,10 +76,42 @@ static void test_missing_plugin_and_syntax_error(void) {
     mim_session_free(s);
 }
 
+/* A program with a stack slot, optimized at -O2 (SSA construction removes
+ * the slot) and compiled to LLVM IR by core's "ll" back end. */
+static void test_optimize_and_emit_ll(void) {
+    static const char prog[] =
+        "plugin core;\n"
+        "con extern main(mem: %mem.M, argc: I32, argv: %mem.Ptr0 (%mem.Ptr0 I8), return: Cn [%mem.M, I32]) =\n"
+        "    let (mem, ptr) = %mem.slot (I32, 0) (mem, 0);\n"
+        "    let mem = %mem.store (mem, ptr, argc);\n"
+        "    let (mem, val) = %mem.load (mem, ptr);\n"
+        "    return (mem, %core.wrap.add 0 (val, 40:I32));\n";
+    MimSession *s = mim_session_new(NULL, 0);
+    CHECK(mim_session_plugin(s, "compile"));
+    CHECK(mim_session_plugin(s, "opt"));
+    CHECK(mim_session_source(s, "slot.mim", prog, sizeof prog - 1));
+    CHECK(mim_session_build(s));
+    MimWorld *front = mim_session_world(s);
+    CHECK(mim_session_optimize(s, 2));
+    CHECK(mim_session_world(s) != front);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out && mim_session_emit(s, "ll", out));
+    fclose(out);
+    CHECK(text && strstr(text, "define i32 @main(i32"));
+    CHECK(text && strstr(text, "add i32 40"));
+    CHECK(text && !strstr(text, "alloca")); /* the slot is gone */
+    free(text);
+    CHECK(!mim_session_emit(s, "no_such_backend", stdout));
+    mim_session_free(s);
+}
+
 int main(void) {
     RUN(test_minus_folds_from_c);
     RUN(test_type_error_is_a_value);
     RUN(test_source_text_with_plugin_directive);
     RUN(test_missing_plugin_and_syntax_error);
+    RUN(test_optimize_and_emit_ll);
     return unit_summary();
 }
