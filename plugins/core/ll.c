@@ -1,0 +1,573 @@
+/* The `ll` back end: textual LLVM IR (LLVM 14, typed pointers) for a
+ * first-order CPS World (plugins/ll-backend.md; decisions in
+ * docs/ll-backend.md). This file holds the entry point and module layout
+ * (§2), the type mapping (§3), constants (§5.1) and shared helpers. */
+#include "ll.h"
+#include "ll_impl.h"
+#include "mim/plugin/compile.h"
+#include "mim/plugin/math.h"
+#include "mim/plugin/mem.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- buffers ---------------------------------------------------------------- */
+void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + (size_t)n + 1 > cap) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) abort(); /* out of memory */
+        b->p = p, b->cap = cap;
+    }
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void ll_buf_printf(LLBuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ll_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void ll_buf_free(LLBuf *b) {
+    free(b->p);
+    b->p = NULL, b->len = b->cap = 0;
+}
+
+void ll_vec_push(LLVec *v, void *x) {
+    if (v->len == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 8;
+        void **p = realloc(v->p, cap * sizeof *p);
+        if (!p) abort();
+        v->p = p, v->cap = cap;
+    }
+    v->p[v->len++] = x;
+}
+
+void ll_vec_free(LLVec *v) {
+    free(v->p);
+    v->p = NULL, v->len = v->cap = 0;
+}
+
+const char *ll_str(LL *ll, const char *fmt, ...) {
+    LLBuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    ll_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    if (!b.p) ll_buf_printf(&b, "%s", "");
+    ll_vec_push(&ll->strings, b.p);
+    return b.p;
+}
+
+/* ---- names, per-node data, errors ------------------------------------------- */
+/* <name>_<gid> with every character outside [A-Za-z0-9_.] replaced by '_'
+ * (valid as an unquoted LLVM identifier after % or @). */
+const char *ll_name(LL *ll, const MimDef *d) {
+    MimSym s = mim_def_name(d);
+    char *out = (char *)ll_str(ll, "%s_%" PRIu32, s ? s : "", mim_def_gid(d));
+    for (char *c = out; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_' || *c == '.'))
+            *c = '_';
+    return out;
+}
+
+const char *ll_tmp(LL *ll, const char *hint) { return ll_str(ll, "%s.t%u", hint, ll->tmp++); }
+
+LLInfo *ll_info(LL *ll, const MimDef *d) {
+    uint32_t gid = mim_def_gid(d);
+    if (gid >= ll->num_gids) abort(); /* the World is frozen: no new node */
+    LLInfo *i = &ll->info[gid];
+    if (i->fn != ll->fn) {
+        i->fn = ll->fn;
+        i->place = LL_PLACE_UNSET;
+        i->chain = -1;
+        i->block = -1;
+        i->effect = i->visiting = i->emitted = i->seen = 0;
+        i->val = NULL;
+    }
+    return i;
+}
+
+void ll_error(LL *ll, const MimDef *d, const char *why) {
+    if (!ll->ok) return; /* the first error is the useful one */
+    ll->ok = false;
+    char *def = d ? mim_def_to_str(ll->w, d) : NULL;
+    MimDef *t = d ? mim_def_type(d) : NULL;
+    char *type = t ? mim_def_to_str(ll->w, t) : NULL;
+    MimLoc loc = d ? mim_def_loc(d) : mim_world_loc(ll->w);
+    mim_diag_report(mim_world_diag(ll->w), MIM_ERROR, loc, "unhandled def in LLVM backend: %s : %s",
+                    def ? def : "?", type ? type : "?");
+    if (why) mim_diag_report(mim_world_diag(ll->w), MIM_NOTE, loc, "%s", why);
+    free(def);
+    free(type);
+}
+
+void ll_declare(LL *ll, const char *decl) {
+    for (size_t i = 0; i < ll->decls.len; ++i)
+        if (strcmp(ll->decls.p[i], decl) == 0) return;
+    size_t n = strlen(decl) + 1;
+    char *copy = malloc(n);
+    if (!copy) abort();
+    memcpy(copy, decl, n);
+    ll_vec_push(&ll->decls, copy);
+}
+
+/* ---- types (§3) -------------------------------------------------------------- */
+bool ll_is_mem(const MimDef *type) { return type && mim_match((MimDef *)type, MIM_mem_M) != NULL; }
+
+bool ll_has_mem(const MimDef *type) {
+    if (!type) return false;
+    if (ll_is_mem(type)) return true;
+    if (mim_def_node(type) == MIM_SIGMA)
+        for (size_t i = 0, n = mim_def_num_ops(type); i < n; ++i)
+            if (ll_has_mem(mim_def_op(type, i))) return true;
+    return false;
+}
+
+unsigned ll_float_width(MimDef *type) {
+    MimDef *f = type ? mim_match(type, MIM_math_F) : NULL;
+    if (!f) return 0;
+    MimDef *pe = mim_app_arg(f);
+    uint64_t p, e;
+    if (mim_def_node(pe) != MIM_TUPLE || mim_def_num_ops(pe) != 2 || !mim_def_lit(mim_def_op(pe, 0), &p) ||
+        !mim_def_lit(mim_def_op(pe, 1), &e))
+        return 0;
+    if (p == 10 && e == 5) return 16;
+    if (p == 23 && e == 8) return 32;
+    if (p == 52 && e == 11) return 64;
+    return 0;
+}
+
+unsigned ll_int_width(LL *ll, MimDef *type) {
+    type = mim_resolve(ll->w, type);
+    if (!type) return 0;
+    if (mim_def_node(type) == MIM_NAT) return 64;
+    uint64_t s;
+    if (!core_idx_lit_size(ll->w, type, &s)) return 0;
+    unsigned w = core_width(s);
+    return w ? w : 1;
+}
+
+MimDef *ll_ret_pi(const MimDef *pi) {
+    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi)) return NULL;
+    MimDef *dom = mim_pi_dom(pi);
+    MimDef *last = dom;
+    if (dom && mim_def_node(dom) == MIM_SIGMA) {
+        size_t n = mim_def_num_ops(dom);
+        if (n == 0) return NULL;
+        last = mim_def_op(dom, n - 1);
+    }
+    if (last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last)) return last;
+    return NULL;
+}
+
+bool ll_is_fn_lam(const MimDef *lam) {
+    return lam && mim_def_node(lam) == MIM_LAM && ll_ret_pi(mim_def_type(lam)) != NULL;
+}
+
+bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out) {
+    if (dom && mim_def_node(dom) == MIM_SIGMA) {
+        *n = mim_def_num_ops(dom);
+        *out = malloc((*n ? *n : 1) * sizeof **out);
+        if (!*out) abort();
+        for (size_t i = 0; i < *n; ++i) (*out)[i] = mim_def_op(dom, i);
+        return true;
+    }
+    uint64_t k;
+    if (dom && mim_def_node(dom) == MIM_ARR && !mim_def_is_mut(dom) && mim_def_lit(mim_def_op(dom, 0), &k) &&
+        k >= 2 && k <= 64) {
+        *n = (size_t)k;
+        *out = malloc(*n * sizeof **out);
+        if (!*out) abort();
+        for (size_t i = 0; i < *n; ++i) (*out)[i] = mim_def_op(dom, 1);
+        return true;
+    }
+    *n = 1;
+    *out = malloc(sizeof **out);
+    if (!*out) abort();
+    (*out)[0] = dom;
+    return false;
+}
+
+bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner) {
+    *inner = 0;
+    if (dom && mim_def_node(dom) == MIM_SIGMA && mim_def_num_ops(dom) == 2) {
+        MimDef *x = mim_def_op(dom, 0), **xc = NULL;
+        size_t k;
+        if (x && ll_domain_comps(x, &k, &xc) && k >= 1) {
+            MimDef **all = realloc(xc, (k + 1) * sizeof *all);
+            if (!all) abort();
+            all[k] = mim_def_op(dom, 1);
+            *out = all;
+            *n = k + 1;
+            *inner = k;
+            return true;
+        }
+        free(xc);
+    }
+    return ll_domain_comps(dom, n, out);
+}
+
+/* The aggregate type of the non-memory types in comps: "" if none, the single
+ * type if one, else a literal struct. */
+static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok) {
+    const char *first = NULL, *elem = NULL;
+    size_t count = 0;
+    LLBuf b = {0};
+    bool same = true;
+    for (size_t i = 0; i < n; ++i) {
+        const char *t = ll_type(ll, comps[i]);
+        if (!t) {
+            ll_buf_free(&b);
+            return NULL;
+        }
+        if (!*t) continue;
+        if (!first) first = t;
+        if (elem && strcmp(elem, t) != 0) same = false;
+        elem = t;
+        ll_buf_printf(&b, "%s%s", count ? ", " : "", t);
+        ++count;
+    }
+    const char *r;
+    if (count == 0) r = "";
+    else if (count == 1) r = first;
+    else if (array_ok && same) r = ll_str(ll, "[%zu x %s]", count, elem);
+    else r = ll_str(ll, "{%s}", b.p);
+    ll_buf_free(&b);
+    return r;
+}
+
+const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
+    MimDef *ret = ll_ret_pi(pi);
+    if (!ret) return NULL;
+    size_t n;
+    MimDef **comps;
+    ll_domain_comps(mim_pi_dom(ret), &n, &comps);
+    const char *t = ll_aggregate(ll, comps, n, false);
+    free(comps);
+    if (t && !*t) t = "void";
+    return t;
+}
+
+const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {
+    const char *ret = ll_fn_ret_type(ll, pi);
+    if (!ret) return NULL;
+    size_t n;
+    MimDef **comps;
+    size_t inner;
+    ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    LLBuf b = {0};
+    size_t k = 0;
+    const char *r = NULL;
+    for (size_t i = 0; i + 1 < n; ++i) {
+        const char *t = ll_type(ll, comps[i]);
+        if (!t) goto out;
+        if (*t) ll_buf_printf(&b, "%s%s", k++ ? ", " : "", t);
+    }
+    r = ll_str(ll, "%s(%s)*", ret, b.p ? b.p : "");
+out:
+    free(comps);
+    ll_buf_free(&b);
+    return r;
+}
+
+static const char *ll_type_uncached(LL *ll, MimDef *t) {
+    unsigned width;
+    if ((width = ll_int_width(ll, t))) return ll_str(ll, "i%u", width);
+    if ((width = ll_float_width(t))) return width == 16 ? "half" : width == 32 ? "float" : "double";
+    if (ll_is_mem(t)) return "";
+    MimDef *ptr = mim_match(t, MIM_mem_Ptr);
+    if (ptr) {
+        MimDef *ta = mim_app_arg(ptr);
+        MimDef *pointee = mim_def_node(ta) == MIM_TUPLE ? mim_def_op(ta, 0) : NULL;
+        const char *p = pointee ? ll_type(ll, pointee) : NULL;
+        if (!p) return NULL;
+        return ll_str(ll, "%s*", *p ? p : "i8");
+    }
+    switch (mim_def_node(t)) {
+    case MIM_ARR: {
+        uint64_t n = 0;
+        if (!mim_def_lit(mim_def_op(t, 0), &n)) n = 0;
+        MimDef *body = mim_def_op(t, 1);
+        if (mim_def_is_mut(t) && mim_def_num_ops(t) == 2 && body && mim_def_dep(body) & MIM_DEP_VAR) {
+            ll_error(ll, t, "dependent array type");
+            return NULL;
+        }
+        const char *e = body ? ll_type(ll, body) : NULL;
+        if (!e) return NULL;
+        if (!*e) return "";
+        return ll_str(ll, "[%" PRIu64 " x %s]", n, e);
+    }
+    case MIM_SIGMA: {
+        size_t n = mim_def_num_ops(t);
+        MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
+        if (!ops) abort();
+        for (size_t i = 0; i < n; ++i) ops[i] = mim_def_op(t, i);
+        const char *name = NULL;
+        if (mim_def_is_mut(t)) { /* named: a recursive reference (through a pointer) sees the name */
+            name = ll_str(ll, "%%%s", ll_name(ll, t));
+            ll->info[mim_def_gid(t)].type = name;
+        }
+        const char *r = ll_aggregate(ll, ops, n, false);
+        free(ops);
+        if (r && name && r[0] == '{') {
+            ll_buf_printf(&ll->types, "%s = type %s\n", name, r);
+            return name;
+        }
+        return r;
+    }
+    case MIM_PI:
+        if (ll_ret_pi(t)) return ll_fn_ptr_type(ll, t);
+        break;
+    default: break;
+    }
+    ll_error(ll, t, "type without LLVM counterpart");
+    return NULL;
+}
+
+const char *ll_type(LL *ll, MimDef *t) {
+    t = mim_resolve(ll->w, t);
+    if (!t) return NULL;
+    static const char in_progress[] = "<recursive>";
+    LLInfo *i = &ll->info[mim_def_gid(t)];
+    if (i->type == in_progress) {
+        ll_error(ll, t, "recursive type other than through a named Σ");
+        return NULL;
+    }
+    if (i->type) return i->type;
+    /* a cycle runs through a mutable; a named Σ breaks it by its name */
+    if (mim_def_is_mut(t) && mim_def_node(t) != MIM_SIGMA) i->type = in_progress;
+    const char *r = ll_type_uncached(ll, t);
+    ll->info[mim_def_gid(t)].type = r;
+    return r;
+}
+
+/* ---- functions and constants ----------------------------------------------- */
+const char *ll_fn_name(LL *ll, MimDef *lam) {
+    MimSym s = mim_def_name(lam);
+    if ((mim_def_is_external(lam) || !mim_def_is_set(lam) || !mim_lam_body(lam)) && s && *s) {
+        bool plain = !(*s >= '0' && *s <= '9');
+        for (const char *c = s; *c && plain; ++c)
+            plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                    *c == '_' || *c == '.' || *c == '$' || *c == '-';
+        if (plain || strchr(s, '"') || strchr(s, '\\')) return ll_str(ll, "@%s", s);
+        return ll_str(ll, "@\"%s\"", s); /* e.g. non-ASCII names: a quoted LLVM identifier */
+    }
+    return ll_str(ll, "@%s", ll_name(ll, lam));
+}
+
+void ll_enqueue_fn(LL *ll, MimDef *lam) {
+    LLInfo *i = &ll->info[mim_def_gid(lam)];
+    if (i->queued) return;
+    i->queued = 1;
+    if (mim_def_is_set(lam) && mim_lam_body(lam)) ll_vec_push(&ll->queue, lam);
+    else ll_vec_push(&ll->imports, lam);
+}
+
+static const char *float_lit(LL *ll, unsigned width, uint64_t v) {
+    if (width == 16) return ll_str(ll, "0xH%04X", (unsigned)(v & 0xffff));
+    if (width == 32) {
+        uint32_t bits = (uint32_t)v;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        double d = f;
+        uint64_t db;
+        memcpy(&db, &d, sizeof db);
+        return ll_str(ll, "0x%016" PRIX64, db);
+    }
+    return ll_str(ll, "0x%016" PRIX64, v);
+}
+
+static bool is_const_tree(LL *ll, MimDef *d, unsigned depth);
+
+const char *ll_const(LL *ll, MimDef *d) {
+    if (!is_const_tree(ll, d, 0)) return NULL;
+    MimDef *t = mim_def_type(d);
+    const char *ty = ll_type(ll, t);
+    if (!ty) return NULL;
+    if (!*ty) return "";
+    switch (mim_def_node(d)) {
+    case MIM_LIT: {
+        uint64_t v;
+        mim_def_lit(d, &v);
+        unsigned fw = ll_float_width(t);
+        if (fw) return float_lit(ll, fw, v);
+        if (ll_int_width(ll, t)) return ll_str(ll, "%" PRIu64, v);
+        if (v == 0) return "zeroinitializer";
+        return NULL;
+    }
+    case MIM_BOT:
+    case MIM_TOP: return "undef";
+    case MIM_LAM: return ll_fn_name(ll, d);
+    case MIM_PACK: {
+        MimDef *body = mim_def_op(d, mim_def_num_ops(d) - 1);
+        uint64_t v, n;
+        if (mim_def_lit(body, &v) && v == 0 && !ll_float_width(mim_def_type(body)))
+            return "zeroinitializer";
+        if (!mim_def_lit(mim_def_op(mim_def_type(d), 0), &n)) return NULL;
+        const char *bt = ll_type(ll, mim_def_type(body));
+        const char *bv = ll_const(ll, body);
+        if (!bt || !bv) return NULL;
+        if (mim_def_lit(body, &v) && v == 0) return "zeroinitializer";
+        LLBuf b = {0};
+        ll_buf_printf(&b, "[");
+        for (uint64_t i = 0; i < n; ++i) ll_buf_printf(&b, "%s%s %s", i ? ", " : "", bt, bv);
+        ll_buf_printf(&b, "]");
+        const char *r = ll_str(ll, "%s", b.p);
+        ll_buf_free(&b);
+        return r;
+    }
+    case MIM_TUPLE: {
+        size_t n = mim_def_num_ops(d), k = 0;
+        const char *single = NULL;
+        LLBuf b = {0};
+        for (size_t i = 0; i < n; ++i) {
+            MimDef *e = mim_def_op(d, i);
+            const char *et = ll_type(ll, mim_def_type(e));
+            const char *ev = ll_const(ll, e);
+            if (!et || !ev) {
+                ll_buf_free(&b);
+                return NULL;
+            }
+            if (!*et) continue;
+            single = ev;
+            ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", et, ev);
+        }
+        const char *r = k == 1 ? single : ll_str(ll, ty[0] == '[' ? "[%s]" : "{%s}", b.p ? b.p : "");
+        ll_buf_free(&b);
+        return r;
+    }
+    default: return NULL;
+    }
+}
+
+/* Literals, ⊥/⊤, function references and tuples/packs of those. */
+static bool is_const_tree(LL *ll, MimDef *d, unsigned depth) {
+    if (depth > 64) return false;
+    switch (mim_def_node(d)) {
+    case MIM_LIT:
+    case MIM_BOT:
+    case MIM_TOP: return true;
+    case MIM_LAM: return ll_is_fn_lam(d);
+    case MIM_TUPLE:
+        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i)
+            if (!is_const_tree(ll, mim_def_op(d, i), depth + 1)) return false;
+        return true;
+    case MIM_PACK:
+        return !mim_def_is_mut(d) && is_const_tree(ll, mim_def_op(d, mim_def_num_ops(d) - 1), depth + 1);
+    default: return false;
+    }
+}
+
+/* ---- the module (§2) -------------------------------------------------------- */
+/* A pipeline definition of the compile plugin (e.g. `_fallback_compile` at
+ * -O0/-O1, before internalization): no code, skipped (ll-backend.md §6). */
+static bool is_pipeline_def(MimDef *lam) {
+    MimDef *t = mim_def_type(lam);
+    for (int i = 0; i < 8 && t; ++i) { /* the codomain chain of a curried direct-style function */
+        MimDef *ax = mim_def_node(t) == MIM_AXIOM ? t : mim_def_node(t) == MIM_APP ? mim_app_axiom(t) : NULL;
+        if (ax) return mim_annex_plugin(mim_axiom_id(ax)) == MIM_compile_ID;
+        MimSym name = mim_def_name(t); /* a recursive annex type such as %compile.Pipeline */
+        if (name && strncmp(name, "%compile.", 9) == 0) return true;
+        if (mim_def_node(t) != MIM_PI || mim_pi_is_cn(t)) return false;
+        t = mim_pi_codom(t);
+    }
+    return false;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
+    MimDef *pi = mim_def_type(lam);
+    const char *ret = "void";
+    size_t n, inner;
+    MimDef **comps;
+    ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    size_t nparams = n;
+    if (ll_ret_pi(pi)) {
+        ret = ll_fn_ret_type(ll, pi);
+        nparams = n - 1;
+    }
+    LLBuf b = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < nparams && ret; ++i) {
+        const char *t = ll_type(ll, comps[i]);
+        if (!t) break;
+        if (*t) ll_buf_printf(&b, "%s%s", k++ ? ", " : "", t);
+    }
+    /* one declaration per name: C functions declared twice (or also used by
+     * the back end itself, e.g. malloc) are declared once */
+    const char *name = ll_fn_name(ll, lam), *key = ll_str(ll, "%s(", name);
+    bool seen = strstr(out->p ? out->p : "", ll_str(ll, " %s", key)) != NULL;
+    for (size_t i = 0; i < ll->decls.len && !seen; ++i) seen = strstr(ll->decls.p[i], key) != NULL;
+    if (ret && !seen) ll_buf_printf(out, "declare %s %s(%s)\n", ret, name, b.p ? b.p : "");
+    ll_buf_free(&b);
+    free(comps);
+}
+
+static void ll_free(LL *ll) {
+    for (size_t i = 0; i < ll->strings.len; ++i) free(ll->strings.p[i]);
+    for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.p[i]);
+    ll_vec_free(&ll->strings), ll_vec_free(&ll->decls), ll_vec_free(&ll->imports);
+    ll_vec_free(&ll->queue);
+    ll_buf_free(&ll->types), ll_buf_free(&ll->funcs), ll_buf_free(&ll->allocas);
+    ll_fn_free(ll);
+    free(ll->blocks);
+    free(ll->info);
+}
+
+bool mim_ll_emit(MimWorld *w, FILE *out) {
+    bool was_frozen = mim_world_freeze(w, true);
+    LL ll;
+    memset(&ll, 0, sizeof ll);
+    ll.w = w;
+    ll.ok = true;
+    ll.num_gids = mim_world_gid_counter(w) + 1;
+    ll.info = calloc(ll.num_gids, sizeof *ll.info);
+    if (!ll.info) abort();
+
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n && ll.ok; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        if (mim_def_node(ext) != MIM_LAM || is_pipeline_def(ext)) continue;
+        if (!ll_is_fn_lam(ext) && mim_def_is_set(ext) && mim_lam_body(ext)) {
+            ll_error(&ll, ext, "an external must be a returning function (Cn [..., Cn R])");
+            break;
+        }
+        ll_enqueue_fn(&ll, ext);
+    }
+    while (ll.ok && ll.queue_head < ll.queue.len) {
+        ll.cur = ll.queue.p[ll.queue_head++];
+        ++ll.fn;
+        if (ll_schedule(&ll)) ll_emit_function(&ll);
+        ll_fn_free(&ll);
+    }
+    LLBuf imports = {0};
+    for (size_t i = 0; ll.ok && i < ll.imports.len; ++i) emit_import(&ll, &imports, ll.imports.p[i]);
+
+    bool ok = ll.ok;
+    if (ok) {
+        if (ll.types.len) fprintf(out, "%s\n", ll.types.p);
+        if (ll.decls.len) {
+            qsort(ll.decls.p, ll.decls.len, sizeof *ll.decls.p, cmp_str);
+            for (size_t i = 0; i < ll.decls.len; ++i) fprintf(out, "%s\n", (char *)ll.decls.p[i]);
+            fputc('\n', out);
+        }
+        if (imports.len) fprintf(out, "%s\n", imports.p);
+        if (ll.funcs.len) fputs(ll.funcs.p, out);
+        fflush(out);
+    }
+    ll_buf_free(&imports);
+    ll_free(&ll);
+    mim_world_freeze(w, was_frozen);
+    return ok;
+}

@@ -1,0 +1,560 @@
+/* Instruction emission of the `ll` back end: values (ll-backend.md §5.1),
+ * parameters and phis, terminators (§4.3) and the assembly of a function
+ * definition (§4.1). Axiom applications are mapped in ll_ops.c. */
+#include "ll_impl.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ll_inst(LL *ll, const char *fmt, ...) {
+    LLBuf *b = &ll->blocks[ll->bb].body;
+    ll_buf_printf(b, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    ll_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    ll_buf_printf(b, "\n");
+}
+
+/* ---- parameters ------------------------------------------------------------- */
+static const char *param_type(LL *ll, LLBlock *b, size_t j) { return ll_type(ll, b->comp[j]); }
+
+/* Name of parameter j of block b, fixed by its first use (the projection's
+ * own name if the use is one). */
+static const char *param_name(LL *ll, int blk, size_t j, MimDef *use) {
+    LLBlock *b = &ll->blocks[blk];
+    const char *t = param_type(ll, b, j);
+    if (!t) return NULL;
+    if (!*t) return "";
+    if (!b->param[j]) {
+        if (use && mim_def_node(use) == MIM_EXTRACT && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
+        else if (!b->split && use && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
+        else b->param[j] = ll_str(ll, "%%%s.%zu", b->label, j);
+    }
+    return b->param[j];
+}
+
+/* The insertvalue chain building an aggregate of type ty from n values. */
+static const char *aggregate(LL *ll, const char *ty, const char *hint, const char **types, const char **vals,
+                             size_t n) {
+    const char *cur = "undef";
+    hint = ll_tmp(ll, hint);
+    for (size_t i = 0, k = 0; i < n; ++i) {
+        if (!types[i] || !*types[i]) continue;
+        const char *nx = ll_str(ll, "%%%s.%zu", hint, k);
+        ll_inst(ll, "%s = insertvalue %s %s, %s %s, %zu", nx, ty, cur, types[i], vals[i], k);
+        cur = nx;
+        ++k;
+    }
+    return cur;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+static const char *emit_node(LL *ll, MimDef *d);
+static const char *whole_var(LL *ll, MimDef *var);
+static bool is_inner_tuple(LL *ll, MimDef *d);
+static const char *inner_tuple(LL *ll, MimDef *d);
+
+const char *ll_val(LL *ll, MimDef *d) {
+    if (!d || !ll->ok) return NULL;
+    LLInfo *i = ll_info(ll, d);
+    if (i->emitted) {
+        if (!ll_dominates(ll, i->place, ll->bb)) {
+            ll_error(ll, d, "value used in a block its definition does not dominate");
+            return NULL;
+        }
+        return i->val;
+    }
+    const char *c = ll_const(ll, d);
+    if (c) return c;
+    if (!ll->ok) return NULL;
+    int b;
+    size_t j;
+    if (ll_param_ref(ll, d, &b, &j)) {
+        if (!ll_dominates(ll, b, ll->bb)) {
+            ll_error(ll, d, "parameter used outside the blocks its block dominates");
+            return NULL;
+        }
+        return param_name(ll, b, j, d);
+    }
+    if (mim_def_node(d) == MIM_TUPLE || mim_def_node(d) == MIM_PACK) return emit_node(ll, d); /* on demand */
+    if (is_inner_tuple(ll, d)) return inner_tuple(ll, d);
+    if (mim_def_node(d) == MIM_VAR) {
+        if (!ll_dominates(ll, i->place, ll->bb)) {
+            ll_error(ll, d, "variable used outside the blocks its block dominates");
+            return NULL;
+        }
+        return whole_var(ll, d);
+    }
+    if (mim_def_node(d) == MIM_LAM) ll_error(ll, d, "a basic block used as a value");
+    else ll_error(ll, d, i->place >= 0 ? "value used before its definition" : "unsupported value");
+    return NULL;
+}
+
+/* Value types of the components of an aggregate type. */
+static size_t type_comps(LL *ll, MimDef *type, MimDef ***comps) {
+    size_t n;
+    if (mim_def_node(type) == MIM_ARR) {
+        uint64_t k;
+        if (!mim_def_lit(mim_def_op(type, 0), &k) || k > 4096) {
+            *comps = NULL;
+            return 0;
+        }
+        n = (size_t)k;
+        *comps = malloc((n ? n : 1) * sizeof **comps);
+        if (!*comps) abort();
+        for (size_t i = 0; i < n; ++i) (*comps)[i] = mim_def_op(type, 1);
+        return n;
+    }
+    (void)ll;
+    n = mim_def_node(type) == MIM_SIGMA ? mim_def_num_ops(type) : 1;
+    *comps = malloc(n * sizeof **comps);
+    if (!*comps) abort();
+    if (mim_def_node(type) == MIM_SIGMA)
+        for (size_t i = 0; i < n; ++i) (*comps)[i] = mim_def_op(type, i);
+    else (*comps)[0] = type;
+    return n;
+}
+
+/* LLVM index of component j among the value components (-1: j has none);
+ * *count = number of value components. */
+static long value_index(LL *ll, MimDef **comps, size_t n, size_t j, size_t *count) {
+    long idx = -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const char *t = ll_type(ll, comps[i]);
+        if (!t || !*t) continue;
+        if (i == j) idx = (long)k;
+        ++k;
+    }
+    *count = k;
+    return idx;
+}
+
+const char *ll_comp(LL *ll, MimDef *d, size_t j) {
+    if (!d || !ll->ok) return NULL;
+    if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return ll_val(ll, mim_def_op(d, j));
+    if (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)) return ll_val(ll, mim_def_op(d, 0));
+    if (mim_def_node(d) == MIM_VAR || is_inner_tuple(ll, d)) { /* parameters directly */
+        MimDef *var = mim_def_node(d) == MIM_VAR ? d : mim_def_op(d, 0);
+        int blk = ll_block_of(ll, mim_def_op(var, 0));
+        LLBlock *b = blk >= 0 ? &ll->blocks[blk] : NULL;
+        size_t n = !b ? 0 : mim_def_node(d) == MIM_VAR ? (b->split && !b->inner ? b->ncomp : 0) : b->inner;
+        if (j < n) {
+            if (!ll_dominates(ll, blk, ll->bb)) {
+                ll_error(ll, d, "parameter used outside the blocks its block dominates");
+                return NULL;
+            }
+            return param_name(ll, blk, j, NULL);
+        }
+    }
+    MimDef *type = mim_resolve(ll->w, mim_def_type(d));
+    MimDef **comps;
+    size_t n = type_comps(ll, type, &comps), count;
+    if (j >= n) {
+        free(comps);
+        ll_error(ll, d, "component out of range");
+        return NULL;
+    }
+    long idx = value_index(ll, comps, n, j, &count);
+    free(comps);
+    if (idx < 0) return "";
+    const char *v = ll_val(ll, d);
+    if (!v || count == 1) return v;
+    const char *r = ll_str(ll, "%%%s", ll_tmp(ll, "ex"));
+    ll_inst(ll, "%s = extractvalue %s %s, %ld", r, ll_type(ll, type), v, idx);
+    return r;
+}
+
+/* The value of a whole split variable (an aggregate of its parameters). */
+static const char *whole_var(LL *ll, MimDef *var) {
+    int blk = ll_block_of(ll, mim_def_op(var, 0));
+    LLBlock *b = &ll->blocks[blk];
+    const char *ty = ll_type(ll, mim_def_type(var));
+    if (!ty) return NULL;
+    if (!*ty) return "";
+    const char **types = calloc(b->ncomp, sizeof *types), **vals = calloc(b->ncomp, sizeof *vals);
+    if (!types || !vals) abort();
+    size_t k = 0, last = 0;
+    for (size_t j = 0; j < b->ncomp; ++j) {
+        types[j] = param_type(ll, b, j);
+        vals[j] = param_name(ll, blk, j, NULL);
+        if (types[j] && *types[j]) ++k, last = j;
+    }
+    const char *r = k == 1 ? vals[last] : aggregate(ll, ty, ll_name(ll, var), types, vals, b->ncomp);
+    free(types), free(vals);
+    return r;
+}
+
+/* Dynamic index into an aggregate in memory (ll-backend.md §5.1): an
+ * entry-block alloca, a store and a gep; returns the element pointer. */
+static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index) {
+    const char *slot = ll_str(ll, "%%%s", ll_tmp(ll, "agg"));
+    ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
+    ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
+    const char *iv = ll_val(ll, index);
+    unsigned w = ll_int_width(ll, mim_def_type(index));
+    if (!iv || !w) return NULL;
+    if (w < 64) {
+        const char *z = ll_str(ll, "%%%s", ll_tmp(ll, "idx"));
+        ll_inst(ll, "%s = zext i%u %s to i%u", z, w, iv, w + 1);
+        iv = z;
+        ++w;
+    }
+    const char *p = ll_str(ll, "%%%s", ll_tmp(ll, "elem"));
+    ll_inst(ll, "%s = getelementptr inbounds %s, %s* %s, i64 0, i%u %s", p, aty, aty, slot, w, iv);
+    return p;
+}
+
+static const char *emit_extract(LL *ll, MimDef *d) {
+    MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1);
+    uint64_t j;
+    if (mim_def_lit(index, &j)) return ll_comp(ll, tup, (size_t)j);
+    const char *ety = ll_type(ll, mim_def_type(d));
+    if (!ety) return NULL;
+    if (!*ety) return "";
+    MimDef *tt = mim_resolve(ll->w, mim_def_type(tup));
+    uint64_t n;
+    if (mim_def_node(tt) == MIM_ARR && mim_def_lit(mim_def_op(tt, 0), &n) && n == 2 &&
+        ll_int_width(ll, mim_def_type(index)) == 1) {
+        const char *c = ll_val(ll, index), *a0 = ll_comp(ll, tup, 0), *a1 = ll_comp(ll, tup, 1);
+        if (!c || !a0 || !a1) return NULL;
+        const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+        ll_inst(ll, "%s = select i1 %s, %s %s, %s %s", r, c, ety, a1, ety, a0);
+        return r;
+    }
+    const char *aty = ll_type(ll, tt), *agg = ll_val(ll, tup);
+    if (!aty || !agg) return NULL;
+    if (mim_def_node(tt) != MIM_ARR || aty[0] != '[') {
+        ll_error(ll, d, "dynamic index into a non-array");
+        return NULL;
+    }
+    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    if (!p) return NULL;
+    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+    ll_inst(ll, "%s = load %s, %s* %s", r, ety, ety, p);
+    return r;
+}
+
+static const char *emit_insert(LL *ll, MimDef *d) {
+    MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1), *val = mim_def_op(d, 2);
+    MimDef *tt = mim_resolve(ll->w, mim_def_type(tup));
+    const char *aty = ll_type(ll, tt), *agg = ll_val(ll, tup), *v = ll_val(ll, val);
+    const char *vty = ll_type(ll, mim_def_type(val));
+    if (!aty || !agg || !v || !vty) return NULL;
+    if (!*vty) return agg;
+    uint64_t j;
+    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+    if (mim_def_lit(index, &j)) {
+        MimDef **comps;
+        size_t n = type_comps(ll, tt, &comps), count;
+        long idx = j < n ? value_index(ll, comps, n, (size_t)j, &count) : -1;
+        free(comps);
+        if (idx < 0) return agg;
+        if (count == 1) return v;
+        ll_inst(ll, "%s = insertvalue %s %s, %s %s, %ld", r, aty, agg, vty, v, idx);
+        return r;
+    }
+    if (mim_def_node(tt) != MIM_ARR || aty[0] != '[') {
+        ll_error(ll, d, "dynamic index into a non-array");
+        return NULL;
+    }
+    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    if (!p) return NULL;
+    ll_inst(ll, "store %s %s, %s* %s", vty, v, vty, p);
+    ll_inst(ll, "%s = load %s, %s* %s", r, aty, aty, p);
+    return r;
+}
+
+static const char *emit_tuple(LL *ll, MimDef *d) {
+    const char *ty = ll_type(ll, mim_def_type(d));
+    if (!ty) return NULL;
+    if (!*ty) return "";
+    MimDef **comps;
+    size_t n = type_comps(ll, mim_resolve(ll->w, mim_def_type(d)), &comps);
+    if (!n && ty[0] == '[' && strncmp(ty, "[0 x", 4) != 0) {
+        free(comps);
+        ll_error(ll, d, "array value too large to build element by element");
+        return NULL;
+    }
+    const char **types = calloc(n ? n : 1, sizeof *types), **vals = calloc(n ? n : 1, sizeof *vals);
+    if (!types || !vals) abort();
+    size_t k = 0, last = 0;
+    bool ok = true;
+    for (size_t j = 0; j < n && ok; ++j) {
+        types[j] = ll_type(ll, comps[j]);
+        vals[j] = types[j] && *types[j] ? ll_comp(ll, d, j) : "";
+        ok = types[j] && vals[j];
+        if (ok && *types[j]) ++k, last = j;
+    }
+    const char *r = !ok ? NULL : k == 1 ? vals[last] : aggregate(ll, ty, ll_name(ll, d), types, vals, n);
+    free(types), free(vals), free(comps);
+    return r;
+}
+
+/* var#0 of a function with a flattened domain: the tuple of its parameters. */
+static const char *inner_tuple(LL *ll, MimDef *d) {
+    LLBlock *f = &ll->blocks[0];
+    const char *ty = ll_type(ll, mim_def_type(d));
+    if (!ty) return NULL;
+    if (!*ty) return "";
+    const char **types = calloc(f->inner, sizeof *types), **vals = calloc(f->inner, sizeof *vals);
+    if (!types || !vals) abort();
+    size_t k = 0, last = 0;
+    for (size_t j = 0; j < f->inner; ++j) {
+        types[j] = param_type(ll, f, j);
+        vals[j] = param_name(ll, 0, j, NULL);
+        if (types[j] && *types[j]) ++k, last = j;
+    }
+    const char *r = k == 1 ? vals[last] : aggregate(ll, ty, ll_name(ll, d), types, vals, f->inner);
+    free(types), free(vals);
+    return r;
+}
+
+static bool is_inner_tuple(LL *ll, MimDef *d) {
+    uint64_t i;
+    return mim_def_node(d) == MIM_EXTRACT && mim_def_node(mim_def_op(d, 0)) == MIM_VAR &&
+           mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks[0].inner && mim_def_lit(mim_def_op(d, 1), &i) &&
+           i == 0;
+}
+
+static const char *emit_node(LL *ll, MimDef *d) {
+    int b;
+    size_t j;
+    if (ll_param_ref(ll, d, &b, &j)) return param_name(ll, b, j, d);
+    if (is_inner_tuple(ll, d)) return inner_tuple(ll, d);
+    switch (mim_def_node(d)) {
+    case MIM_VAR: return whole_var(ll, d);
+    case MIM_EXTRACT: return emit_extract(ll, d);
+    case MIM_INSERT: return emit_insert(ll, d);
+    case MIM_TUPLE:
+    case MIM_PACK: return emit_tuple(ll, d);
+    case MIM_APP: return ll_emit_axiom(ll, d);
+    default: {
+        const char *c = ll_const(ll, d);
+        if (!c && ll->ok) ll_error(ll, d, "unsupported node");
+        return c;
+    }
+    }
+}
+
+/* ---- terminators --------------------------------------------------------------- */
+/* Phi inputs of block `to` for the argument `arg` coming from ll->bb. */
+static void jump_args(LL *ll, int to, MimDef *arg) {
+    LLBlock *t = &ll->blocks[to];
+    for (size_t j = 0; j < t->ncomp && ll->ok; ++j) {
+        const char *ty = param_type(ll, t, j);
+        if (!ty || !*ty) continue;
+        const char *v = t->split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
+        if (!v) return;
+        LLBuf *in = &t->incoming[j];
+        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks[ll->bb].label);
+    }
+}
+
+/* The argument list of a call: every non-memory component but the last
+ * (the return continuation) if `returning`. */
+static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
+    size_t n, inner;
+    MimDef **comps;
+    bool split = ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    MimDef *inner_arg = inner && mim_def_node(arg) == MIM_TUPLE ? mim_def_op(arg, 0) : NULL;
+    if (inner && !inner_arg) {
+        ll_error(ll, arg, "call argument is not a tuple");
+        free(comps);
+        return NULL;
+    }
+    LLBuf b = {0};
+    size_t k = 0, end = returning ? n - 1 : n;
+    const char *r = NULL;
+    for (size_t j = 0; j < end; ++j) {
+        const char *ty = ll_type(ll, comps[j]);
+        if (!ty) goto out;
+        if (!*ty) continue;
+        const char *v = inner ? (inner == 1 ? ll_val(ll, inner_arg) : ll_comp(ll, inner_arg, j))
+                        : split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
+        if (!v) goto out;
+        ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", ty, v);
+    }
+    r = ll_str(ll, "%s", b.p ? b.p : "");
+out:
+    ll_buf_free(&b);
+    free(comps);
+    return r;
+}
+
+static void emit_ret(LL *ll, MimDef *arg) {
+    LLBlock *f = &ll->blocks[0];
+    MimDef *ret_pi = f->comp[f->ncomp - 1];
+    size_t n;
+    MimDef **comps;
+    bool split = ll_domain_comps(mim_pi_dom(ret_pi), &n, &comps);
+    const char **types = calloc(n, sizeof *types), **vals = calloc(n, sizeof *vals);
+    if (!types || !vals) abort();
+    size_t k = 0, last = 0;
+    for (size_t j = 0; j < n && ll->ok; ++j) {
+        types[j] = ll_type(ll, comps[j]);
+        if (!types[j] || !*types[j]) continue;
+        vals[j] = split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
+        ++k, last = j;
+    }
+    if (ll->ok) {
+        if (k == 0) ll_inst(ll, "ret void");
+        else if (k == 1) ll_inst(ll, "ret %s %s", types[last], vals[last]);
+        else ll_inst(ll, "ret %s %s", ll->ret_type, aggregate(ll, ll->ret_type, "ret_val", types, vals, n));
+    }
+    free(types), free(vals), free(comps);
+}
+
+static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
+    MimDef *pi = mim_def_type(t->callee);
+    const char *fn = mim_def_node(t->callee) == MIM_LAM ? ll_fn_name(ll, t->callee) : ll_val(ll, t->callee);
+    const char *rt = ll_fn_ret_type(ll, pi);
+    const char *args = fn && rt ? call_args(ll, pi, t->arg, true) : NULL;
+    if (!args) return;
+    const char *res = NULL;
+    if (strcmp(rt, "void") == 0) {
+        ll_inst(ll, "call void %s(%s)", fn, args);
+    } else {
+        res = ll_str(ll, "%%%sret", ll_name(ll, body));
+        ll_inst(ll, "%s = call %s %s(%s)", res, rt, fn, args);
+    }
+    if (mim_def_node(t->k) == MIM_BOT) {
+        ll_inst(ll, "unreachable");
+        return;
+    }
+    if (ll_is_ret(ll, t->k)) {
+        if (strcmp(rt, ll->ret_type) != 0) {
+            ll_error(ll, body, "tail call with a different return type");
+            return;
+        }
+        if (res) ll_inst(ll, "ret %s %s", rt, res);
+        else ll_inst(ll, "ret void");
+        return;
+    }
+    int to = ll_block_of(ll, t->k);
+    LLBlock *k = &ll->blocks[to];
+    size_t count = 0;
+    for (size_t j = 0; j < k->ncomp; ++j) {
+        const char *ty = param_type(ll, k, j);
+        if (ty && *ty) ++count;
+    }
+    for (size_t j = 0, idx = 0; j < k->ncomp && res; ++j) {
+        const char *ty = param_type(ll, k, j);
+        if (!ty || !*ty) continue;
+        const char *v = res;
+        if (count > 1) {
+            v = ll_str(ll, "%s.%zu", res, idx);
+            ll_inst(ll, "%s = extractvalue %s %s, %zu", v, rt, res, idx);
+        }
+        ++idx;
+        LLBuf *in = &k->incoming[j];
+        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks[ll->bb].label);
+    }
+    ll_inst(ll, "br label %%%s", k->label);
+}
+
+static void emit_terminator(LL *ll, int b) {
+    MimDef *body = mim_lam_body(ll->blocks[b].lam);
+    LLTerm t;
+    if (!ll_classify(ll, body, &t)) return;
+    switch (t.kind) {
+    case LL_T_RET: emit_ret(ll, t.arg); return;
+    case LL_T_UNREACHABLE: ll_inst(ll, "unreachable ; bottom"); return;
+    case LL_T_LONGJMP: { /* %clos.longjmp (m, buf, tag) */
+        const char *buf = ll_comp(ll, t.arg, 1), *tag = ll_comp(ll, t.arg, 2);
+        if (!buf || !tag) return;
+        ll_declare(ll, "declare void @longjmp(i8*, i32) noreturn");
+        ll_inst(ll, "call void @longjmp(i8* %s, i32 %s)", buf, tag);
+        ll_inst(ll, "unreachable");
+        return;
+    }
+    case LL_T_JUMP: {
+        int to = ll_block_of(ll, t.callee);
+        jump_args(ll, to, t.arg);
+        ll_inst(ll, "br label %%%s", ll->blocks[to].label);
+        return;
+    }
+    case LL_T_BRANCH: {
+        MimDef *tup = mim_def_op(t.callee, 0), *index = mim_def_op(t.callee, 1);
+        size_t n = mim_def_num_ops(tup);
+        for (size_t k = 0; k < n; ++k) jump_args(ll, ll_block_of(ll, mim_def_op(tup, k)), t.arg);
+        const char *c = ll_val(ll, index);
+        unsigned w = ll_int_width(ll, mim_def_type(index));
+        if (!c || !w) return;
+        const char *l0 = ll->blocks[ll_block_of(ll, mim_def_op(tup, 0))].label;
+        if (n == 2) {
+            const char *l1 = ll->blocks[ll_block_of(ll, mim_def_op(tup, 1))].label;
+            ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, l1, l0);
+            return;
+        }
+        LLBuf cases = {0};
+        for (size_t k = 1; k < n; ++k)
+            ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, ll->blocks[ll_block_of(ll, mim_def_op(tup, k))].label);
+        ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, l0, cases.p);
+        ll_buf_free(&cases);
+        return;
+    }
+    case LL_T_CALL: emit_call(ll, body, &t); return;
+    case LL_T_CCALL: {
+        const char *args = call_args(ll, mim_def_type(t.callee), t.arg, false);
+        if (!args) return;
+        ll_inst(ll, "call void %s(%s)", ll_fn_name(ll, t.callee), args);
+        ll_inst(ll, "unreachable");
+        return;
+    }
+    }
+}
+
+/* ---- the function ---------------------------------------------------------------- */
+bool ll_emit_function(LL *ll) {
+    MimDef *pi = mim_def_type(ll->cur);
+    ll->ret_type = ll_fn_ret_type(ll, pi);
+    if (!ll->ret_type) return false;
+    for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
+        int b = ll->order[k];
+        ll->bb = b;
+        LLVec *nodes = &ll->blocks[b].nodes;
+        for (size_t i = 0; i < nodes->len && ll->ok; ++i) {
+            MimDef *d = nodes->p[i];
+            LLInfo *info = ll_info(ll, d);
+            if (info->emitted) continue;
+            const char *v = emit_node(ll, d);
+            info = ll_info(ll, d);
+            info->val = v;
+            info->emitted = 1;
+        }
+        if (ll->ok) emit_terminator(ll, b);
+    }
+    if (!ll->ok) return false;
+
+    LLBlock *f = &ll->blocks[0];
+    LLBuf *out = &ll->funcs;
+    ll_buf_printf(out, "define %s %s(", ll->ret_type, ll_fn_name(ll, ll->cur));
+    for (size_t j = 0, k = 0; j + 1 < f->ncomp; ++j) {
+        const char *ty = param_type(ll, f, j);
+        if (!ty) return false;
+        if (!*ty) continue;
+        ll_buf_printf(out, "%s%s %s", k++ ? ", " : "", ty, param_name(ll, 0, j, NULL));
+    }
+    ll_buf_printf(out, ") {\n");
+    for (size_t k = 0; k < ll->norder; ++k) {
+        LLBlock *b = &ll->blocks[ll->order[k]];
+        ll_buf_printf(out, "%s:\n", b->label);
+        if (k == 0 && ll->allocas.len) ll_buf_printf(out, "%s", ll->allocas.p);
+        for (size_t j = 0; k > 0 && j < b->ncomp; ++j) {
+            const char *ty = param_type(ll, b, j);
+            if (!ty || !*ty) continue;
+            const char *name = param_name(ll, ll->order[k], j, NULL);
+            if (!b->incoming[j].len) {
+                ll_error(ll, b->lam, "block without incoming values");
+                return false;
+            }
+            ll_buf_printf(out, "    %s = phi %s %s\n", name, ty, b->incoming[j].p);
+        }
+        if (b->body.len) ll_buf_printf(out, "%s", b->body.p);
+    }
+    ll_buf_printf(out, "}\n\n");
+    return ll->ok;
+}

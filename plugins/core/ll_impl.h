@@ -1,0 +1,163 @@
+/* Internal interface of the `ll` back end (plugins/ll-backend.md,
+ * docs/ll-backend.md): the emitter state shared by ll.c (module layout,
+ * types, constants), ll_sched.c (per-function blocks, CFG, dominators,
+ * placement of instructions) and ll_emit.c / ll_ops.c (instructions).
+ *
+ * Per-node data lives in an array indexed by gid (the World is frozen while
+ * emitting, so no node appears); per-function fields carry the stamp of the
+ * function they belong to, so nothing is cleared between functions. */
+#ifndef MIM_LL_IMPL_H
+#define MIM_LL_IMPL_H
+
+#include "core_util.h"
+#include "mim/plugin.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- growable text and pointer vectors ----------------------------------- */
+typedef struct LLBuf {
+    char *p;
+    size_t len, cap;
+} LLBuf;
+void ll_buf_printf(LLBuf *b, const char *fmt, ...) MIM_PRINTF(2, 3);
+void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) MIM_PRINTF(2, 0);
+void ll_buf_free(LLBuf *b);
+
+typedef struct LLVec {
+    void **p;
+    size_t len, cap;
+} LLVec;
+void ll_vec_push(LLVec *v, void *x);
+void ll_vec_free(LLVec *v);
+
+/* ---- per-node data ------------------------------------------------------- */
+enum { LL_PLACE_NONE = -1, LL_PLACE_UNSET = -2 };
+
+typedef struct LLInfo {
+    const char *type; /* cached LLVM type of the node as a type ("" = no value) */
+    uint32_t fn;      /* stamp of the function the fields below belong to */
+    int32_t place;    /* block of the instruction, LL_PLACE_NONE = constant */
+    int32_t chain;    /* last block whose memory chain reached this node */
+    int32_t block;    /* a lambda: its block index in the current function */
+    uint8_t effect;   /* placed by a memory chain */
+    uint8_t visiting; /* placement in progress (cycle guard) */
+    uint8_t emitted;
+    uint8_t seen;      /* discovery visited */
+    const char *val;   /* emitted LLVM value ("" = no value) */
+    uint8_t queued;    /* global: function queued for emission */
+} LLInfo;
+
+/* ---- blocks of a function ----------------------------------------------- */
+typedef struct LLBlock {
+    MimDef *lam;
+    const char *label;
+    size_t ncomp;          /* components of the domain (see ll_domain_comps) */
+    MimDef **comp;         /* their types */
+    const char **param;    /* LLVM names of the parameters/phis (NULL = no value) */
+    bool split;            /* the variable is a tuple of the components */
+    size_t inner;          /* function [[a, …], Cn R]: number of inner components */
+    int rpo;               /* position in reverse post-order, -1 unreachable */
+    int idom, depth;
+    int *succ;
+    size_t nsucc, capsucc;
+    int *pred;
+    size_t npred, cappred;
+    LLVec nodes;  /* instructions placed here, in dependency order */
+    LLBuf *incoming; /* per component: "[ v, %pred ], …" */
+    LLBuf body;
+} LLBlock;
+
+typedef struct LL {
+    MimWorld *w;
+    bool ok;
+    uint32_t num_gids;
+    LLInfo *info;
+    LLVec strings; /* owned strings */
+    LLBuf types, funcs;
+    LLVec decls;   /* runtime/intrinsic declarations (owned strings) */
+    LLVec imports; /* body-less lambdas to declare */
+    LLVec queue;   /* functions to emit */
+    size_t queue_head;
+    /* the current function */
+    uint32_t fn;
+    MimDef *cur;
+    LLBlock *blocks;
+    size_t nblocks, capblocks;
+    int *order; /* block indices in RPO */
+    size_t norder;
+    int bb;          /* block being emitted */
+    LLBuf allocas;   /* entry-block allocas (dynamic extract/insert) */
+    const char *ret_type;
+    unsigned tmp;    /* counter for temporaries */
+} LL;
+
+/* ---- ll.c ------------------------------------------------------------------ */
+const char *ll_str(LL *ll, const char *fmt, ...) MIM_PRINTF(2, 3);
+const char *ll_name(LL *ll, const MimDef *d); /* <name>_<gid>, sanitized */
+const char *ll_tmp(LL *ll, const char *hint); /* fresh %-less temporary */
+LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if stale */
+void ll_error(LL *ll, const MimDef *d, const char *why);
+void ll_declare(LL *ll, const char *decl);
+bool ll_is_mem(const MimDef *type);
+bool ll_has_mem(const MimDef *type);
+/* LLVM type of a Mim type; "" if it has no value (memory, unit); NULL after
+ * an error. */
+const char *ll_type(LL *ll, MimDef *type);
+/* A returning function type Cn [..., Cn R]: its return continuation type. */
+MimDef *ll_ret_pi(const MimDef *pi);
+bool ll_is_fn_lam(const MimDef *lam);
+const char *ll_fn_ret_type(LL *ll, MimDef *pi);
+const char *ll_fn_ptr_type(LL *ll, MimDef *pi);
+const char *ll_fn_name(LL *ll, MimDef *lam);
+/* The components of a domain: Σ elements, elements of a literal array, or
+ * the domain itself. Returns whether it is split; *n, out (malloc'd). */
+bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out);
+/* Components of a function domain: like ll_domain_comps, but a domain
+ * [[a, b, …], Cn R] (fun, cfun) is flattened to a, b, …, Cn R so that C sees
+ * separate parameters; *inner = number of flattened components (0 = none). */
+bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner);
+/* Float format width of %math.F (p, e) for the three IEEE formats, else 0. */
+unsigned ll_float_width(MimDef *type);
+/* Bit width of Idx s / Nat, 0 if none. */
+unsigned ll_int_width(LL *ll, MimDef *type);
+/* Constant value of d (no instruction needed), or NULL if d is not constant. */
+const char *ll_const(LL *ll, MimDef *d);
+void ll_enqueue_fn(LL *ll, MimDef *lam);
+
+/* ---- ll_sched.c ------------------------------------------------------------ */
+typedef enum LLTermKind {
+    LL_T_RET, LL_T_JUMP, LL_T_BRANCH, LL_T_CALL, LL_T_CCALL, LL_T_UNREACHABLE, LL_T_LONGJMP
+} LLTermKind;
+/* A block's terminator (§4.3): callee and argument of the body, and for a
+ * call the return continuation k (a block, the caller's return or ⊥). */
+typedef struct LLTerm {
+    LLTermKind kind;
+    MimDef *callee, *arg, *k;
+} LLTerm;
+bool ll_classify(LL *ll, MimDef *body, LLTerm *t);
+/* Builds blocks, CFG, RPO, dominators, placement for ll->cur. */
+bool ll_schedule(LL *ll);
+bool ll_dominates(LL *ll, int a, int b);
+/* d refers to component j of block b's variable. */
+bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j);
+bool ll_is_ret(LL *ll, MimDef *d);
+int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
+void ll_fn_free(LL *ll);
+
+/* ---- ll_emit.c ------------------------------------------------------------- */
+bool ll_emit_function(LL *ll);
+/* The value of d at the current block ("" = no value; NULL = error). */
+const char *ll_val(LL *ll, MimDef *d);
+/* Component j of value node d of (sigma/array) type; emits extractvalue. */
+const char *ll_comp(LL *ll, MimDef *d, size_t j);
+void ll_inst(LL *ll, const char *fmt, ...) MIM_PRINTF(2, 3);
+
+/* ---- ll_ops.c -------------------------------------------------------------- */
+/* Instruction(s) for a fully applied axiom; returns the value ("" = none). */
+const char *ll_emit_axiom(LL *ll, MimDef *app);
+
+#endif
