@@ -152,6 +152,9 @@ void mim_def_set_loc(MimDef *d, MimLoc loc);   /* first location wins */
 /* Externals: roots of the program, iterated in byte-wise name order. */
 void mim_make_external(MimWorld *w, MimDef *mut);
 void mim_make_internal(MimWorld *w, MimDef *mut);
+/* A counter of changes to mutables (operands, types, external or not):
+ * equal values before and after some work mean it changed no mutable. */
+uint64_t mim_world_mutations(const MimWorld *w);
 size_t mim_world_num_externals(MimWorld *w);
 MimDef *mim_world_external(MimWorld *w, size_t i); /* sorted by name */
 MimDef *mim_world_lookup_external(MimWorld *w, MimSym name);

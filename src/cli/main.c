@@ -1,13 +1,17 @@
 /* `mim`: the command-line front of the driver. Parses the options of cli.md §1,
  * handles --help/--version/--list-search-paths, then runs the compiler on a
  * thread with a large stack (the IR is a graph whose depth grows with the
- * program, and the printer, checker and rewriter walk it recursively). */
+ * program, and the printer, checker and rewriter walk it recursively) while
+ * the main thread opens the plugin libraries ahead of it (start-up speed). */
 #include "mim/driver.h"
 
 #include "driver/prefetch.h"
 
 #include <errno.h>
 #include <pthread.h>
+#if defined(__GLIBC__)
+#include <malloc.h> /* mallopt */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,11 +303,14 @@ static int run_with_big_stack(MimOptions *o) {
     o->stack_budget = BIG_STACK / 4 * 3;
     if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, BIG_STACK) == 0 &&
         pthread_create(&th, &attr, run_job, &job) == 0) {
+        /* While the compiler works, this thread opens the plugin libraries
+         * it is going to open (driver/prefetch.c). They stay loaded until
+         * the process exits: unloading them one by one would cost more than
+         * the rest of the exit together. */
         MimPrefetch pf;
         mim_prefetch_plugins(&pf, o);
         pthread_join(th, NULL);
         pthread_attr_destroy(&attr);
-        mim_prefetch_release(&pf);
         return job.result;
     }
     o->stack_budget = 0;
@@ -311,7 +318,22 @@ static int run_with_big_stack(MimOptions *o) {
     return job.result;
 }
 
+/* The compiler allocates and frees its memory in big blocks (arena chunks
+ * and tables). By default glibc maps blocks above 128 KiB one by one and
+ * unmaps them on free, and returns freed heap tops to the system: each such
+ * call is a system call with TLB flushes, and memory given back has to be
+ * faulted in again by the next World. Keeping freed memory in the heap lets
+ * later blocks reuse it, and the process exit returns it all at once. */
+static void tune_malloc(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TOP_PAD, 1 << 20);
+#endif
+}
+
 int main(int argc, char **argv) {
+    tune_malloc();
     MimOptions o;
     mim_options_init(&o);
     o.argv0 = argc > 0 ? argv[0] : "mim";

@@ -22,7 +22,7 @@ typedef struct MimPrefetch {
 } MimPrefetch;
 
 /* Opens the libraries of the plugins a run with options o will load: the
- * implicit ones (compile, opt at -O2), the -p ones and those named by
+ * implicit opt (at -O2), the -p ones and those named by
  * `plugin` directives at the top of their interfaces, their imports and the
  * input. Does nothing in bootstrap mode. */
 void mim_prefetch_plugins(MimPrefetch *pf, const MimOptions *o);

@@ -167,10 +167,22 @@ static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, siz
 /* Opens `name` like an import directive. loc.begin.row == 0: unlocated. */
 static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, MimLoc loc, bool is_input,
                                  MimFeFileRec **existing) {
+    *existing = NULL;
+    /* The same name was looked up before and found: lookup would find the
+     * same file again (it depends only on the name and the search paths), so
+     * the file system is not asked again (imports repeat a lot). */
+    MimSym sym = mim_world_sym(fe->world, name);
+    for (size_t i = 0; i < fe->files.len; ++i) {
+        MimFeFileRec *r = fe->files.data[i];
+        if (r->has_id && r->pub.name == sym) {
+            request_plugin(fe, r, kw);
+            *existing = r;
+            return NULL;
+        }
+    }
     struct stat st;
     bool found;
     char *path = lookup(fe, name, &st, &found);
-    *existing = NULL;
     if (found) {
         MimFeFileRec *r = find_file(fe, &st);
         if (r) {
@@ -188,7 +200,7 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
         return NULL;
     }
     MimFeFileRec *r = mim_xcalloc(1, sizeof *r);
-    r->pub.name = mim_world_sym(fe->world, name);
+    r->pub.name = sym;
     r->pub.path = mim_world_sym(fe->world, path);
     r->pub.is_input = is_input;
     r->has_id = found;

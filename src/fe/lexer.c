@@ -53,6 +53,7 @@ static int32_t decode(const unsigned char *p, const unsigned char *end, size_t *
 }
 
 static int32_t peek(const MimLexer *lx) {
+    if (lx->p < lx->end && *lx->p < 0x80) return *lx->p; /* ASCII: nothing to decode */
     size_t n;
     return decode(lx->p, lx->end, &n);
 }
@@ -72,6 +73,13 @@ static bool md_echo_on(const MimLexer *lx, bool prose) { return lx->md && (lx->m
 
 /* Consumes one code point; reports invalid UTF-8. Returns it (CP_EOF at end). */
 static int32_t next_(MimLexer *lx, bool prose, MimPos *last) {
+    if (!lx->md && lx->p < lx->end && *lx->p < 0x80 && *lx->p != '\n') { /* plain ASCII */
+        int32_t c = *lx->p++;
+        if (last) *last = cur_pos(lx);
+        lx->col++;
+        lx->first_char = false;
+        return c;
+    }
     size_t n;
     int32_t c = decode(lx->p, lx->end, &n);
     if (c == CP_EOF) return c;
@@ -96,6 +104,50 @@ static bool accept(MimLexer *lx, int32_t c, MimPos *last) {
     if (peek(lx) != c) return false;
     next(lx, last);
     return true;
+}
+
+/* ---- fast paths ----------------------------------------------------------- */
+
+/* Without a Markdown echo, runs of ASCII characters are consumed bytewise:
+ * the same positions as `next` one code point at a time, without decoding.
+ * Each stops at the first byte it does not handle; `next` takes it from
+ * there (non-ASCII characters, invalid UTF-8, the echo). */
+
+/* Consumes n ASCII characters other than newlines. */
+static void skip_ascii(MimLexer *lx, size_t n, MimPos *last) {
+    if (!n) return;
+    lx->p += n;
+    lx->col += (uint32_t)n;
+    lx->first_char = false;
+    if (last) *last = (MimPos){lx->row, lx->col - 1};
+}
+
+/* Whitespace (including newlines). */
+static void skip_ws_fast(MimLexer *lx) {
+    if (lx->md) return;
+    const unsigned char *p = lx->p, *end = lx->end;
+    while (p < end) {
+        unsigned char c = *p;
+        if (c == '\n') {
+            if (!lx->first_char) lx->row++;
+            lx->col = 1;
+        } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r') {
+            lx->col++;
+        } else {
+            break;
+        }
+        lx->first_char = false;
+        ++p;
+    }
+    lx->p = p;
+}
+
+/* ASCII characters up to (not including) a newline. */
+static void skip_line_fast(MimLexer *lx) {
+    if (lx->md) return;
+    const unsigned char *p = lx->p, *end = lx->end;
+    while (p < end && *p != '\n' && *p < 0x80) ++p;
+    skip_ascii(lx, (size_t)(p - lx->p), NULL);
 }
 
 static bool is_ws(int32_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
@@ -215,7 +267,7 @@ static void lex_md_lines(MimLexer *lx) {
     while (starts_md(lx)) {
         for (int i = 0; i < 3; ++i) next(lx, NULL);
         if (peek(lx) == ' ') next(lx, NULL);
-        for (int32_t c; (c = peek(lx)) != CP_EOF;) {
+        for (int32_t c; (skip_line_fast(lx), c = peek(lx)) != CP_EOF;) {
             next_(lx, true, NULL);
             if (c == '\n') break;
         }
@@ -227,7 +279,12 @@ static void lex_md_lines(MimLexer *lx) {
 }
 
 static void lex_line_comment(MimLexer *lx) {
-    while (peek(lx) != CP_EOF && peek(lx) != '\n') next(lx, NULL);
+    for (;;) {
+        skip_line_fast(lx);
+        int32_t c = peek(lx);
+        if (c == CP_EOF || c == '\n') return;
+        next(lx, NULL);
+    }
 }
 
 static void lex_block_comment(MimLexer *lx, MimPos begin) {
@@ -381,6 +438,12 @@ static MimTok lex_number(MimLexer *lx) {
     }
 
     const char *digits = buf_str(lx);
+    if (!is_float && !has_sign) { /* the digits alone are the number's text */
+        MimTok t = make_tok(lx, MIM_TOK_INT, begin, last);
+        errno = 0;
+        t.v.u = strtoull(digits, NULL, base);
+        return t;
+    }
     size_t n = strlen(digits);
     char *num = mim_xmalloc(n + 4);
     snprintf(num, n + 4, "%s%s%s", neg ? "-" : "", is_float && base == 16 ? "0x" : "", digits);
@@ -489,26 +552,33 @@ static MimTok lex_string(MimLexer *lx) {
 
 typedef struct Keyword {
     const char *s;
+    size_t n; /* strlen(s) */
     MimTokKind k;
 } Keyword;
 
 static const Keyword keywords[] = {
-#define X(k, s) {s, MIM_TOK_##k},
+#define X(k, s) {s, sizeof(s) - 1, MIM_TOK_##k},
     MIM_TOK_KEYWORDS(X)
 #undef X
-    {"lm", MIM_TOK_LAMBDA}, {"bot", MIM_TOK_BOT}, {"top", MIM_TOK_TOP}, {"insert", MIM_TOK_INS},
+    {"lm", 2, MIM_TOK_LAMBDA}, {"bot", 3, MIM_TOK_BOT}, {"top", 3, MIM_TOK_TOP}, {"insert", 6, MIM_TOK_INS},
 };
 
 static MimTokKind keyword(const char *s, size_t n) {
     if (n > 6) return MIM_TOK_ID;
-    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; ++i) /* first byte: cheap filter */
-        if (keywords[i].s[0] == s[0] && strncmp(keywords[i].s, s, n) == 0 && keywords[i].s[n] == '\0')
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; ++i) /* length and first byte: cheap filters */
+        if (keywords[i].n == n && keywords[i].s[0] == s[0] && memcmp(keywords[i].s, s, n) == 0)
             return keywords[i].k;
     return MIM_TOK_ID;
 }
 
 /* Scans [_a-zA-Z][_.a-zA-Z0-9]* (the caller checked the first character). */
 static void lex_id_chars(MimLexer *lx, MimPos *last) {
+    if (!lx->md) { /* identifier characters are ASCII */
+        const unsigned char *p = lx->p;
+        while (p < lx->end && is_id_char(*p)) ++p;
+        skip_ascii(lx, (size_t)(p - lx->p), last);
+        return;
+    }
     while (is_id_char(peek(lx))) next(lx, last);
 }
 
@@ -557,6 +627,7 @@ static MimTokKind punct(int32_t c) {
 MimTok mim_lex(MimLexer *lx) {
     for (;;) {
         if (lx->fatal) return make_tok(lx, MIM_TOK_EOF, cur_pos(lx), cur_pos(lx));
+        skip_ws_fast(lx);
         while (is_ws(peek(lx))) next(lx, NULL);
         MimPos begin = cur_pos(lx), last = begin;
         int32_t c = peek(lx);

@@ -28,6 +28,7 @@ MimDef *mim_mut_set(MimWorld *w, MimDef *mut, size_t i, MimDef *op) {
         return NULL;
     }
     mut->ops[i] = op;
+    w->mutations++;
     mim_fv_invalidate(w, mut);
     if (i + 1 == mut->num_ops) {
         MimDef *type = complete(w, mut);
@@ -40,6 +41,7 @@ MimDef *mim_mut_set(MimWorld *w, MimDef *mut, size_t i, MimDef *op) {
 void mim_mut_unset(MimWorld *w, MimDef *mut) {
     if (!mut || !mut->is_mut) return;
     for (uint32_t i = 0; i < mut->num_ops; ++i) mut->ops[i] = NULL;
+    w->mutations++;
     mim_fv_invalidate(w, mut);
 }
 
@@ -47,6 +49,7 @@ void mim_mut_set_type(MimWorld *w, MimDef *mut, MimDef *type) {
     type = mim_res(w, type);
     if (!mut || !mut->is_mut || !type) return;
     mut->type = type;
+    w->mutations++;
     mim_fv_invalidate(w, mut);
 }
 

@@ -240,6 +240,7 @@ static size_t external_pos(MimWorld *w, MimSym name, bool *found) {
 /* Names are unique keys: a new external replaces one of the same name. */
 void mim_make_external(MimWorld *w, MimDef *mut) {
     if (!mut || !mut->is_mut || mut->is_external) return;
+    w->mutations++;
     bool found;
     size_t i = external_pos(w, mut->name, &found);
     if (found) {
@@ -256,6 +257,7 @@ void mim_make_external(MimWorld *w, MimDef *mut) {
 
 void mim_make_internal(MimWorld *w, MimDef *mut) {
     if (!mut || !mut->is_external) return;
+    w->mutations++;
     bool found;
     size_t i = external_pos(w, mut->name, &found);
     if (found && w->externals.data[i] == mut) {
@@ -267,6 +269,7 @@ void mim_make_internal(MimWorld *w, MimDef *mut) {
 }
 
 size_t mim_world_num_externals(MimWorld *w) { return w->externals.len; }
+uint64_t mim_world_mutations(const MimWorld *w) { return w->mutations; }
 
 MimDef *mim_world_external(MimWorld *w, size_t i) {
     return i < w->externals.len ? w->externals.data[i] : NULL;

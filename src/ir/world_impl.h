@@ -28,6 +28,7 @@ struct MimWorld {
     MimHashSet table;     /* hash-consed immutables */
     uint32_t gid;         /* last gid handed out */
     bool frozen;
+    uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
     MimSym name;
     MimLoc loc;           /* current location for new nodes and diagnostics */
     uint64_t scalarize_threshold;

@@ -192,10 +192,17 @@ static bool run_steps(MimPipeline *pb, MimWorld **w, const MimWorld *keep) {
     for (size_t i = 0; i < pb->num_steps; ++i) {
         Step *s = &pb->steps[i];
         switch (s->kind) {
-        case STEP_PM:
+        case STEP_PM: {
+            /* A traversal that changed no mutable leaves the program as the
+             * previous cleanup made it: another cleanup would only renumber
+             * (decision, docs/optimizer.md). The front end's World is always
+             * cleaned up once. */
+            uint64_t before = mim_world_mutations(*w);
             if (!mim_pm_run(s->pm, *w)) return false;
-            if (!mim_swap_cleanup(w, keep)) return false;
+            if ((*w == keep || mim_world_mutations(*w) != before) && !mim_swap_cleanup(w, keep))
+                return false;
             break;
+        }
         case STEP_PHASE: {
             MimWorld *before = *w;
             if (!s->phase->cls->run(s->phase, w)) return false;

@@ -19,8 +19,9 @@ void mim_arena_free(MimArena *a);
 void *mim_arena_alloc(MimArena *a, size_t size);
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n);
 
-/* A zeroed block for big tables. Large blocks are fresh pages mapped in one
- * go (no page fault per 4 KiB on first touch). Free with the same size. */
+/* A zeroed block for big tables, with the same memory policy as arena chunks
+ * (arena.c: memory of earlier blocks is reused, fresh pages are mapped in
+ * one go). Free with the same size. */
 void *mim_pages_zalloc(size_t bytes);
 void mim_pages_free(void *p, size_t bytes);
 

@@ -25,13 +25,13 @@ void mim_symtab_free(MimSymTab *t) {
 
 static void grow(MimSymTab *t) {
     size_t ncap = t->cap ? t->cap * 2 : 256;
-    MimSym *ns = mim_xcalloc(ncap, sizeof *ns);
+    MimSymSlot *ns = mim_xcalloc(ncap, sizeof *ns);
     for (size_t i = 0; i < t->cap; ++i) {
-        MimSym s = t->slots[i];
-        if (!s) continue;
-        size_t j = mim_hash_bytes(s, strlen(s)) & (ncap - 1);
-        while (ns[j]) j = (j + 1) & (ncap - 1);
-        ns[j] = s;
+        MimSymSlot e = t->slots[i];
+        if (!e.sym) continue;
+        size_t j = e.hash & (ncap - 1);
+        while (ns[j].sym) j = (j + 1) & (ncap - 1);
+        ns[j] = e;
     }
     free(t->slots);
     t->slots = ns;
@@ -40,12 +40,14 @@ static void grow(MimSymTab *t) {
 
 MimSym mim_sym_n(MimSymTab *t, const char *s, size_t n) {
     if (2 * (t->len + 1) > t->cap) grow(t);
-    size_t j = mim_hash_bytes(s, n) & (t->cap - 1);
-    for (MimSym e; (e = t->slots[j]); j = (j + 1) & (t->cap - 1))
-        if (strncmp(e, s, n) == 0 && e[n] == '\0') return e;
-    t->slots[j] = mim_arena_strndup(&t->arena, s, n);
+    uint32_t h = (uint32_t)mim_hash_bytes(s, n);
+    size_t j = h & (t->cap - 1);
+    for (MimSymSlot *e; (e = &t->slots[j])->sym; j = (j + 1) & (t->cap - 1))
+        if (e->hash == h && e->len == n && memcmp(e->sym, s, n) == 0) return e->sym;
+    MimSym sym = mim_arena_strndup(&t->arena, s, n);
+    t->slots[j] = (MimSymSlot){sym, h, (uint32_t)n};
     t->len++;
-    return t->slots[j];
+    return sym;
 }
 
 MimSym mim_sym(MimSymTab *t, const char *s) { return mim_sym_n(t, s, strlen(s)); }

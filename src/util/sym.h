@@ -10,9 +10,15 @@
 
 typedef const char *MimSym; /* NUL-terminated, interned; NULL = no name */
 
+typedef struct MimSymSlot {
+    MimSym sym;    /* NULL = empty */
+    uint32_t hash; /* low bits of the name's hash (cheap rejection, no rehashing) */
+    uint32_t len;  /* strlen(sym) */
+} MimSymSlot;
+
 typedef struct MimSymTab {
     MimArena arena;
-    MimSym *slots; /* open addressing, power-of-two capacity */
+    MimSymSlot *slots; /* open addressing, power-of-two capacity */
     size_t cap, len;
 } MimSymTab;
 
