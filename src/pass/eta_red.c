@@ -52,6 +52,7 @@ static MimDef *acyclic_reduct(MimWorld *w, EtaRed *er, MimDef *lam) {
 static MimDef *eta_red_rewrite(MimPass *p, MimDef *d) {
     EtaRed *er = (EtaRed *)p;
     MimWorld *w = mim_pass_world(p);
+    if (d->node == MIM_VAR) return d; /* its operand is its binder, not a use */
     for (uint32_t i = 0; i < d->num_ops; ++i) {
         MimDef *op = mim_res(w, d->ops[i]);
         if (!op || op->node != MIM_LAM || !op->is_mut) continue;
