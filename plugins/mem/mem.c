@@ -2,9 +2,11 @@
  * %mem.store, %mem.remem and %mem.lea. Memory is a linearly threaded token
  * %mem.M; these rules only drop operations whose pointer or value is ⊥
  * (undefined) or that cannot observe anything, and index single-element
- * aggregates for free. The passes and the add_mem phase of §5 are not here
- * yet (optimizer issue); the table of passes is empty. */
+ * aggregates for free. The passes and phases of §5 live in their own files
+ * (mem_passes.h); their pipeline handlers are registered here. */
 #include "mim/plugin/mem.h"
+
+#include "mem_passes.h"
 
 static bool is_bot(MimWorld *w, MimDef *d) {
     d = mim_resolve(w, d);
@@ -82,7 +84,16 @@ MimDef *normalize_remem(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
 }
 
 static const MimNormalizerReg normalizers[] = {MIM_mem_NORMALIZERS};
+static const MimPassReg passes[] = {
+    {MIM_mem_ssa_pass, mem_handle_ssa},
+    {MIM_mem_copy_prop_pass, mem_handle_copy_prop},
+    {MIM_mem_remem_elim_pass, mem_handle_remem_elim},
+    {MIM_mem_alloc2malloc_pass, mem_handle_alloc2malloc},
+    {MIM_mem_reshape_pass, mem_handle_reshape},
+    {MIM_mem_add_mem_phase, mem_handle_add_mem},
+};
 static const MimPlugin plugin = {MIM_PLUGIN_ABI, "mem", normalizers,
-                                 sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0};
+                                 sizeof normalizers / sizeof *normalizers, passes,
+                                 sizeof passes / sizeof *passes, NULL, 0};
 
 MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }

@@ -13,6 +13,7 @@
 typedef struct LamSpec {
     StdPass std;
     MimPtrMap memo;      /* call -> rewritten call */
+    MimPairMap spec;     /* (f, tuple of the function arguments) -> specialized f */
     MimPtrMap recursive; /* recursive lambdas at the start of the traversal */
 } LamSpec;
 
@@ -28,7 +29,11 @@ static bool is_fn_type(MimWorld *w, MimDef *T) {
     return T && T->node == MIM_PI;
 }
 
-static MimDef *specialize(MimWorld *w, MimDef *f, MimDef *arg) {
+/* Specializations are shared by all calls with the same function arguments,
+ * so the recursive call inside a specialized recursive function (with
+ * --aggr-lam-spec) calls the specialization itself instead of creating a new
+ * one forever. */
+static MimDef *specialize(LamSpec *s, MimWorld *w, MimDef *f, MimDef *arg) {
     uint64_t n = mim_dom_arity(w, f);
     MimDef *pi = mim_lam_imm_pi(w, f), *dom = pi ? mim_res(w, pi->ops[0]) : NULL;
     if (!pi || !mim_pi_is_cn(pi) || (n > 1 && dom->node != MIM_SIGMA)) return NULL;
@@ -51,9 +56,20 @@ static MimDef *specialize(MimWorld *w, MimDef *f, MimDef *arg) {
     for (size_t i = 0; i < kept_types.len; ++i)
         if (mim_res(w, kept_types.data[i])->dep & MIM_DEP_VAR) goto done;
     size_t k = kept_types.len;
+    Vec dropped = {0};
+    for (uint64_t i = 0; i < n; ++i)
+        if (elem[i]) mim_vec_push(&dropped, elem[i]);
+    MimDef *key = mim_tuple(w, dropped.data, dropped.len);
+    mim_vec_free(&dropped);
+    void **known = key ? mim_pairmap_find(&s->spec, f, key) : NULL;
+    if (known) {
+        res = mim_app(w, *known, k == 1 ? kept_args.data[0] : mim_tuple(w, kept_args.data, k));
+        goto done;
+    }
     MimDef *spec = mim_mut_lam(w, mim_cn(w, k == 1 ? kept_types.data[0]
                                                    : mim_sigma(w, kept_types.data, k)));
-    if (!spec) goto done;
+    if (!spec || !key) goto done;
+    mim_pairmap_put(&s->spec, f, key, spec);
     mim_def_set_name(spec, f->name);
     for (uint64_t i = 0, j = 0; i < n; ++i)
         if (!elem[i]) elem[i] = k == 1 ? mim_var(w, spec) : mim_var_proj(w, spec, k, j++);
@@ -81,7 +97,7 @@ static MimDef *lam_spec_rewrite(MimPass *p, MimDef *d) {
     /* Lambdas created during this traversal are not in the analysis. */
     void **known = mim_ptrmap_find(&s->recursive, f);
     bool recursive = known ? *known != NULL : mim_is_recursive(w, f);
-    if (mim_world_aggr_lam_spec(w) || !recursive) res = specialize(w, f, d->ops[1]);
+    if (mim_world_aggr_lam_spec(w) || !recursive) res = specialize(s, w, f, d->ops[1]);
     if (!res) res = d;
     mim_ptrmap_put(&s->memo, d, res);
     mim_ptrmap_put(&s->memo, res, res);
@@ -91,6 +107,7 @@ static MimDef *lam_spec_rewrite(MimPass *p, MimDef *d) {
 static void lam_spec_fini(MimPass *p) {
     mim_ptrmap_free(&((LamSpec *)p)->memo);
     mim_ptrmap_free(&((LamSpec *)p)->recursive);
+    mim_pairmap_free(&((LamSpec *)p)->spec);
 }
 
 const MimPassClass mim_lam_spec_pass = {.name = "lam_spec", .size = sizeof(LamSpec),

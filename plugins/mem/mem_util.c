@@ -1,0 +1,227 @@
+/* Pointer map, vector, use lists and type helpers for the mem passes. */
+#include "mem_util.h"
+
+#include "mim/plugin/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *mem_xcalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) {
+        fputs("mim: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+void *mem_xrealloc(void *p, size_t size) {
+    void *q = realloc(p, size ? size : 1);
+    if (!q) {
+        fputs("mim: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+/* ---- map ------------------------------------------------------------------------ */
+
+static size_t hash_ptr(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static size_t find_slot(const MemMap *m, const void *key) {
+    size_t mask = m->cap - 1, i = hash_ptr(key) & mask;
+    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+    return i;
+}
+
+void *mem_map_get(const MemMap *m, const void *key) {
+    if (!m->cap) return NULL;
+    size_t i = find_slot(m, key);
+    return m->keys[i] ? m->vals[i] : NULL;
+}
+
+bool mem_map_has(const MemMap *m, const void *key) {
+    return m->cap && m->keys[find_slot(m, key)] != NULL;
+}
+
+static void grow(MemMap *m) {
+    MemMap old = *m;
+    m->cap = old.cap ? 2 * old.cap : 64;
+    m->keys = mem_xcalloc(m->cap, sizeof *m->keys);
+    m->vals = mem_xcalloc(m->cap, sizeof *m->vals);
+    m->len = 0;
+    for (size_t i = 0; i < old.cap; ++i)
+        if (old.keys[i]) mem_map_put(m, old.keys[i], old.vals[i]);
+    free(old.keys);
+    free(old.vals);
+}
+
+void mem_map_put(MemMap *m, const void *key, void *val) {
+    if (4 * (m->len + 1) > 3 * m->cap) grow(m);
+    size_t i = find_slot(m, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        ++m->len;
+    }
+    m->vals[i] = val;
+}
+
+void mem_map_clear(MemMap *m) {
+    if (!m->cap) return;
+    memset(m->keys, 0, m->cap * sizeof *m->keys);
+    memset(m->vals, 0, m->cap * sizeof *m->vals);
+    m->len = 0;
+}
+
+void mem_map_free(MemMap *m) {
+    free(m->keys);
+    free(m->vals);
+    *m = (MemMap){0};
+}
+
+/* ---- vector ------------------------------------------------------------------- */
+
+void mem_vec_push(MemVec *v, void *p) {
+    if (v->len == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 16;
+        v->data = mem_xrealloc(v->data, v->cap * sizeof *v->data);
+    }
+    v->data[v->len++] = p;
+}
+
+void mem_vec_free(MemVec *v) {
+    free(v->data);
+    *v = (MemVec){0};
+}
+
+/* ---- use lists ------------------------------------------------------------------ */
+
+static void add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
+    if (u->len == u->cap) {
+        u->cap = u->cap ? 2 * u->cap : 256;
+        u->uses = mem_xrealloc(u->uses, u->cap * sizeof *u->uses);
+    }
+    uint32_t prev = (uint32_t)(uintptr_t)mem_map_get(&u->first, used);
+    u->uses[u->len] = (MemUse){user, op, prev};
+    mem_map_put(&u->first, used, (void *)(uintptr_t)(u->len + 1));
+    ++u->len;
+}
+
+static void visit(MemMap *seen, MemVec *todo, MimDef *d) {
+    if (d && !mem_map_has(seen, d)) {
+        mem_map_put(seen, d, (void *)1);
+        mem_vec_push(todo, d);
+    }
+}
+
+void mem_uses_build(MemUses *u, MimWorld *w) {
+    mem_map_clear(&u->first);
+    u->len = 0;
+    u->nodes.len = 0;
+    MemMap seen = {0};
+    MemVec todo = {0};
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
+        visit(&seen, &todo, mim_world_external(w, i));
+    while (todo.len) {
+        MimDef *d = todo.data[--todo.len];
+        mem_vec_push(&u->nodes, d);
+        /* Types only matter where they depend on variables (a closed type
+         * cannot mention a slot or a parameter; the tower of universes
+         * above `*` is also created lazily and must not be walked). */
+        MimDef *type = mim_def_type(d) ? mim_resolve(w, mim_def_type(d)) : NULL;
+        if (type && (mim_def_dep(type) & MIM_DEP_VAR)) {
+            add_use(u, type, d, MEM_USE_TYPE);
+            visit(&seen, &todo, type);
+        }
+        if (mim_def_node(d) == MIM_VAR) continue; /* its operand is the binder */
+        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) {
+            MimDef *op = mim_def_op(d, i);
+            op = op ? mim_resolve(w, op) : NULL;
+            if (!op) continue;
+            add_use(u, op, d, (uint32_t)i);
+            visit(&seen, &todo, op);
+        }
+    }
+    mem_map_free(&seen);
+    mem_vec_free(&todo);
+}
+
+void mem_uses_free(MemUses *u) {
+    mem_map_free(&u->first);
+    free(u->uses);
+    mem_vec_free(&u->nodes);
+    *u = (MemUses){0};
+}
+
+uint32_t mem_uses_first(const MemUses *u, const MimDef *d) {
+    return (uint32_t)(uintptr_t)mem_map_get(&u->first, d);
+}
+
+size_t mem_uses_count(const MemUses *u, const MimDef *d) {
+    size_t n = 0;
+    for (uint32_t i = mem_uses_first(u, d); i; i = u->uses[i - 1].next) ++n;
+    return n;
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+bool mem_is_M(MimWorld *w, MimDef *type) {
+    type = type ? mim_resolve(w, type) : NULL;
+    return type && mim_match(type, MIM_mem_M) != NULL;
+}
+
+uint64_t mem_num_comps(MimWorld *w, MimDef *type) {
+    type = mim_resolve(w, type);
+    if (type && mim_def_node(type) == MIM_SIGMA && !mim_def_is_mut(type)) return mim_def_num_ops(type);
+    return 1;
+}
+
+MimDef *mem_comp_type(MimWorld *w, MimDef *type, uint64_t n, uint64_t i) {
+    type = mim_resolve(w, type);
+    if (n == 1 && !(mim_def_node(type) == MIM_SIGMA && mim_def_num_ops(type) == 1)) return type;
+    return mim_resolve(w, mim_def_op(type, i));
+}
+
+bool mem_unique_M(MimWorld *w, MimDef *type, uint64_t *index) {
+    uint64_t n = mem_num_comps(w, type), found = 0;
+    for (uint64_t i = 0; i < n; ++i)
+        if (mem_is_M(w, mem_comp_type(w, type, n, i))) {
+            *index = i;
+            ++found;
+        }
+    return found == 1;
+}
+
+MimDef *mem_lam_pi(MimWorld *w, MimDef *lam) {
+    MimDef *pi = mim_resolve(w, mim_def_type(lam));
+    if (pi && mim_def_is_mut(pi)) pi = mim_immutabilize(w, pi); /* the front end's named domains */
+    if (!pi || mim_def_node(pi) != MIM_PI || mim_def_is_mut(pi) || mim_pi_is_implicit(pi)) return NULL;
+    MimDef *dom = mim_resolve(w, mim_pi_dom(pi));
+    return dom && !mim_def_is_mut(dom) ? pi : NULL;
+}
+
+bool mem_is_simple_lam(MimWorld *w, MimDef *d) {
+    return d && mim_is_workable_lam(d) && mem_lam_pi(w, d);
+}
+
+bool mem_has_ret(MimWorld *w, MimDef *lam) {
+    MimDef *pi = mim_resolve(w, mim_def_type(lam));
+    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi)) return false;
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = mem_num_comps(w, dom);
+    if (n == 0) return false;
+    MimDef *last = mem_comp_type(w, dom, n, n - 1);
+    return last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last);
+}
+
+bool mem_lit(MimWorld *w, MimDef *d, uint64_t *v) {
+    d = d ? mim_resolve(w, d) : NULL;
+    return d && mim_def_lit(d, v);
+}

@@ -1,0 +1,82 @@
+/* Small shared pieces of the mem plugin's passes: a pointer hash map, a
+ * growable pointer vector, use lists of a whole program, and helpers for
+ * memory tokens and lambda domains. The plugin only sees the public API
+ * (mim/world.h, mim/pass.h), so these live here instead of src/util. */
+#ifndef MEM_UTIL_H
+#define MEM_UTIL_H
+
+#include "mim/pass.h"
+#include "mim/plugin.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- pointer map (open addressing; NULL keys are not allowed) ------------- */
+typedef struct MemMap {
+    const void **keys;
+    void **vals;
+    size_t cap, len;
+} MemMap;
+
+void *mem_map_get(const MemMap *m, const void *key); /* NULL if absent */
+bool mem_map_has(const MemMap *m, const void *key);
+void mem_map_put(MemMap *m, const void *key, void *val);
+void mem_map_clear(MemMap *m);
+void mem_map_free(MemMap *m);
+
+/* ---- pointer vector ---------------------------------------------------------- */
+typedef struct MemVec {
+    void **data;
+    size_t len, cap;
+} MemVec;
+
+void mem_vec_push(MemVec *v, void *p);
+void mem_vec_free(MemVec *v);
+
+void *mem_xcalloc(size_t n, size_t size);
+void *mem_xrealloc(void *p, size_t size);
+
+/* ---- use lists of the program reachable from the externals ----------------- */
+#define MEM_USE_TYPE UINT32_MAX /* the node is the type of the user */
+
+typedef struct MemUse {
+    MimDef *user;
+    uint32_t op;   /* operand index, or MEM_USE_TYPE */
+    uint32_t next; /* next use of the same node + 1 (0 = end) */
+} MemUse;
+
+typedef struct MemUses {
+    MemMap first;  /* node -> index of its first use + 1 (as uintptr_t) */
+    MemUse *uses;
+    size_t len, cap;
+    MemVec nodes;  /* every reachable node, in discovery order */
+} MemUses;
+
+/* Rebuild the use lists (Var -> binder edges are not uses). */
+void mem_uses_build(MemUses *u, MimWorld *w);
+void mem_uses_free(MemUses *u);
+/* Iterate: for (uint32_t i = mem_uses_first(u, d); i; i = u->uses[i - 1].next) */
+uint32_t mem_uses_first(const MemUses *u, const MimDef *d);
+size_t mem_uses_count(const MemUses *u, const MimDef *d);
+
+/* ---- helpers ------------------------------------------------------------------ */
+bool mem_is_M(MimWorld *w, MimDef *type);
+/* Number of top-level components of a (domain) type: the operands of an
+ * immutable Σ, else 1. */
+uint64_t mem_num_comps(MimWorld *w, MimDef *type);
+MimDef *mem_comp_type(MimWorld *w, MimDef *type, uint64_t n, uint64_t i);
+/* The index of the only %mem.M component of `type` (false if none or several). */
+bool mem_unique_M(MimWorld *w, MimDef *type, uint64_t *index);
+/* A mutable Lam with a body, not external, whose type is an immutable Pi
+ * with an immutable domain (so the domain can be changed). */
+bool mem_is_simple_lam(MimWorld *w, MimDef *d);
+/* The type of lam as an immutable, non-implicit Pi with an immutable domain
+ * (a mutable Pi whose codomain does not depend on it counts), or NULL. */
+MimDef *mem_lam_pi(MimWorld *w, MimDef *lam);
+/* Does a continuation lam have a return continuation (last component a Cn)? */
+bool mem_has_ret(MimWorld *w, MimDef *lam);
+/* d's literal value (through holes). */
+bool mem_lit(MimWorld *w, MimDef *d, uint64_t *v);
+
+#endif
