@@ -1,8 +1,10 @@
-/* %mem.reshape_pass (mem.md §5.5), Flat mode: every lambda whose domain is
- * not already flat gets a stub whose domain is flattened completely (nested
- * Σ opened, two-element arrays of functions opened, all %mem.M removed and a
- * single one put first; function types inside are reshaped recursively), and
- * calls are rewritten to pass flattened arguments.
+/* %mem.reshape_pass (mem.md §5.5): every lambda whose domain changes shape
+ * gets a stub with the reshaped domain, and calls are rewritten to pass the
+ * flattened, regrouped arguments. The domain is flattened completely (nested
+ * Σ opened, two-element arrays of functions opened, all %mem.M removed, the
+ * first kept; function types inside are reshaped recursively); then the Flat
+ * mode lays it out as [mem, leaves…] and the Arg mode as [[mem, [args…]], ret]
+ * (ret: the last leaf if it is a function; see `Layout`).
  *
  * How it fits the pass manager: the body of a stub is the old body
  * instantiated with the stub's parameters regrouped into the old shape. A
@@ -14,12 +16,12 @@
  * way ("reverse adapter", which calls the old value with regrouped arguments
  * and is never rewritten itself).
  *
- * Limitations (documented in docs/mem-passes.md): Arg mode is not
- * implemented; codomains of direct-style functions and Σ types outside
- * domains are kept; lambdas without a body and dependent/implicit function
- * types keep their signature. All externals, `main` included, keep their
- * name; `main` is replaced by a new external lambda of the same name when its
- * type changes (there is no in-place retyping in the public API). */
+ * Limitations (documented in docs/mem-passes.md): codomains of direct-style
+ * functions and Σ types outside domains are kept; lambdas without a body and
+ * dependent/implicit function types keep their signature. All externals,
+ * `main` included, keep their name; `main` is replaced by a new external
+ * lambda of the same name when its type changes (there is no in-place
+ * retyping in the public API). */
 #include "mem_passes.h"
 #include "mem_util.h"
 #include "mim/plugin/mem.h"
@@ -34,6 +36,7 @@ typedef struct Reshape {
     MemMap lams;     /* old lambda -> stub */
     MemMap adapters; /* adapter (old type) -> new-typed function it calls */
     MemMap reverse;  /* reverse adapters and stubs-in-construction: never rewritten */
+    bool arg_mode;   /* Arg layout instead of Flat */
 } Reshape;
 
 static MimDef *reshape_type(Reshape *r, MimDef *T);
@@ -79,16 +82,87 @@ static void leaf_types(Reshape *r, MimDef *T, MemVec *out, MimDef **mem) {
     }
 }
 
+/* Where the flat components (a memory, then the other "leaves") go in a
+ * reshaped domain. Flat: [mem, leaves…]. Arg: [[mem, [args…]], ret] where ret
+ * is the last leaf if it is a function; mem/ret are omitted when absent and a
+ * single arg is not wrapped. In both modes a domain with a single component
+ * in total is that component. */
+typedef struct Layout {
+    bool arg;  /* Arg mode */
+    bool mem;  /* there is a memory */
+    size_t n;  /* leaves */
+    bool ret;  /* Arg mode: the last leaf is the return continuation */
+} Layout;
+
+static bool is_fn_type(MimWorld *w, MimDef *T) {
+    T = T ? mim_resolve(w, T) : NULL;
+    return T && mim_def_node(T) == MIM_PI;
+}
+
+/* last_leaf: the type of the last leaf (if n > 0). */
+static Layout layout_of(Reshape *r, bool mem, size_t n, MimDef *last_leaf) {
+    MimWorld *w = mim_pass_world(&r->base);
+    Layout l = {r->arg_mode, mem, n, false};
+    l.ret = l.arg && n > 0 && (mem ? 1 : 0) + n > 1 && is_fn_type(w, last_leaf);
+    return l;
+}
+
+/* Build the reshaped domain (types = true: mim_sigma) or argument (mim_tuple). */
+static MimDef *assemble(MimWorld *w, const Layout *l, MimDef *mem, MimDef *const *leaves, bool types) {
+    MimDef *(*mk)(MimWorld *, MimDef *const *, size_t) = types ? mim_sigma : mim_tuple;
+    static MimDef *const none[1] = {NULL};
+    if (!leaves) leaves = none; /* no leaves: never read */
+    size_t total = (l->mem ? 1 : 0) + l->n;
+    if (total == 1) return l->mem ? mem : leaves[0];
+    if (!l->arg) {
+        MimDef **all = mem_xcalloc(total, sizeof *all);
+        size_t k = 0;
+        if (l->mem) all[k++] = mem;
+        for (size_t i = 0; i < l->n; i++) all[k++] = leaves[i];
+        MimDef *res = mk(w, (MimDef *const *)all, total);
+        free(all);
+        return res;
+    }
+    size_t nargs = l->n - (l->ret ? 1 : 0);
+    MimDef *res = nargs == 1 ? leaves[0] : mk(w, leaves, nargs);
+    if (res && l->mem) res = mk(w, (MimDef *const[]){mem, res}, 2);
+    if (res && l->ret) res = mk(w, (MimDef *const[]){res, leaves[l->n - 1]}, 2);
+    return res;
+}
+
+/* The inverse of assemble for a value v of the reshaped domain: its memory
+ * (if l->mem) and its leaves (l->n entries). */
+static bool disassemble(MimWorld *w, const Layout *l, MimDef *v, MimDef **mem, MimDef **leaves) {
+    size_t total = (l->mem ? 1 : 0) + l->n;
+    if (total == 1) return *(l->mem ? mem : &leaves[0]) = v, true;
+    if (!l->arg) {
+        size_t k = 0;
+        if (l->mem && !(*mem = mim_extract_lit(w, v, total, k++))) return false;
+        for (size_t i = 0; i < l->n; i++)
+            if (!(leaves[i] = mim_extract_lit(w, v, total, k++))) return false;
+        return true;
+    }
+    if (l->ret) {
+        if (!(leaves[l->n - 1] = mim_extract_lit(w, v, 2, 1)) || !(v = mim_extract_lit(w, v, 2, 0))) return false;
+    }
+    if (l->mem) {
+        if (!(*mem = mim_extract_lit(w, v, 2, 0)) || !(v = mim_extract_lit(w, v, 2, 1))) return false;
+    }
+    size_t nargs = l->n - (l->ret ? 1 : 0);
+    if (nargs == 1) return (leaves[0] = v) != NULL;
+    for (size_t i = 0; i < nargs; i++)
+        if (!(leaves[i] = mim_extract_lit(w, v, nargs, i))) return false;
+    return true;
+}
+
 static MimDef *flat_dom(Reshape *r, MimDef *dom) {
     MimWorld *w = mim_pass_world(&r->base);
-    MemVec v = {0}, all = {0};
+    MemVec v = {0};
     MimDef *mem = NULL; /* the first memory type found */
     leaf_types(r, dom, &v, &mem);
-    if (mem) mem_vec_push(&all, mem);
-    for (size_t i = 0; i < v.len; i++) mem_vec_push(&all, v.data[i]);
-    MimDef *res = all.len == 1 ? all.data[0] : mim_sigma(w, (MimDef *const *)all.data, all.len);
+    Layout l = layout_of(r, mem != NULL, v.len, v.len ? v.data[v.len - 1] : NULL);
+    MimDef *res = assemble(w, &l, mem, (MimDef *const *)v.data, true);
     mem_vec_free(&v);
-    mem_vec_free(&all);
     return res;
 }
 
@@ -160,18 +234,18 @@ static bool flatten(Reshape *r, MimDef *v, MimDef *T, MemVec *out, MimDef **mem)
     return true;
 }
 
-/* The argument for a callee of reshaped type: the flattened old argument. */
+/* The argument for a callee of reshaped type: the old argument flattened and
+ * assembled like the reshaped domain. */
 static MimDef *flat_arg(Reshape *r, MimDef *arg, MimDef *old_dom) {
     MimWorld *w = mim_pass_world(&r->base);
-    MemVec v = {0}, all = {0};
+    MemVec v = {0};
     MimDef *mem = NULL, *res = NULL;
     if (flatten(r, arg, old_dom, &v, &mem)) {
-        if (mem) mem_vec_push(&all, mem);
-        for (size_t i = 0; i < v.len; i++) mem_vec_push(&all, v.data[i]);
-        res = all.len == 1 ? all.data[0] : mim_tuple(w, (MimDef *const *)all.data, all.len);
+        /* the leaves have the reshaped leaf types, so their types decide the layout */
+        Layout l = layout_of(r, mem != NULL, v.len, v.len ? mim_def_type(v.data[v.len - 1]) : NULL);
+        res = assemble(w, &l, mem, (MimDef *const *)v.data, false);
     }
     mem_vec_free(&v);
-    mem_vec_free(&all);
     return res;
 }
 
@@ -207,14 +281,16 @@ static MimDef *regroup(Reshape *r, MimDef *T, MimDef *const *params, size_t *i, 
 /* The old-shaped value of the domain of old_pi made from the parameters of lam. */
 static MimDef *regroup_params(Reshape *r, MimDef *lam, MimDef *old_pi) {
     MimWorld *w = mim_pass_world(&r->base);
-    MimDef *new_dom = mim_pi_dom(plain_pi(w, mim_def_type(lam)));
-    uint64_t n = mem_num_comps(w, new_dom);
-    MimDef **params = mem_xcalloc(n ? n : 1, sizeof *params);
-    for (uint64_t k = 0; k < n; k++) params[k] = mim_var_proj(w, lam, n, k);
-    bool has_mem = n > 0 && mem_is_M(w, mem_comp_type(w, new_dom, n, 0));
-    size_t i = has_mem ? 1 : 0;
-    MimDef *res = regroup(r, mim_pi_dom(old_pi), params, &i, has_mem ? params[0] : NULL);
+    MemVec v = {0};
+    MimDef *mem_type = NULL, *mem = NULL, *res = NULL;
+    leaf_types(r, mim_pi_dom(old_pi), &v, &mem_type);
+    Layout l = layout_of(r, mem_type != NULL, v.len, v.len ? v.data[v.len - 1] : NULL);
+    MimDef **params = mem_xcalloc(v.len ? v.len : 1, sizeof *params);
+    size_t i = 0;
+    if (disassemble(w, &l, mim_var(w, lam), &mem, params))
+        res = regroup(r, mim_pi_dom(old_pi), params, &i, mem);
     free(params);
+    mem_vec_free(&v);
     return res;
 }
 
@@ -296,24 +372,30 @@ static void reshape_fini(MimPass *p) {
     mem_map_free(&r->reverse);
 }
 
+/* Two classes so that a pipeline may hold both modes (the pipeline reuses an
+ * instance per class); the mode is set when the instance is created. */
 static const MimPassClass reshape_class = {.name = "reshape",
                                            .size = sizeof(Reshape),
                                            .on_lams = true,
                                            .prepare = reshape_prepare,
                                            .rewrite = reshape_rewrite,
                                            .fini = reshape_fini};
+static const MimPassClass reshape_arg_class = {.name = "reshape_arg",
+                                               .size = sizeof(Reshape),
+                                               .on_lams = true,
+                                               .prepare = reshape_prepare,
+                                               .rewrite = reshape_rewrite,
+                                               .fini = reshape_fini};
 
 bool mem_handle_reshape(MimPipeline *pb, MimDef *app) {
     MimDef *mode = mim_app_arg(app);
-    if (!mim_match(mode, MIM_mem_reshape_flat)) {
-        mim_pipeline_error(pb, app, "%mem.reshape_pass %mem.reshape_arg is not implemented yet");
+    bool arg = mim_match(mode, MIM_mem_reshape_arg) != NULL;
+    if (!arg && !mim_match(mode, MIM_mem_reshape_flat)) {
+        mim_pipeline_error(pb, app, "%mem.reshape_pass expects %mem.reshape_flat or %mem.reshape_arg");
         return false;
     }
     bool fresh;
-    return mim_pipeline_add_pass(pb, app, &reshape_class, &fresh) != NULL;
-}
-
-bool mem_handle_add_mem(MimPipeline *pb, MimDef *app) {
-    mim_pipeline_error(pb, app, "%mem.add_mem_phase is not implemented yet");
-    return false;
+    MimPass *p = mim_pipeline_add_pass(pb, app, arg ? &reshape_arg_class : &reshape_class, &fresh);
+    if (p && fresh) ((Reshape *)p)->arg_mode = arg;
+    return p != NULL;
 }

@@ -1,0 +1,285 @@
+/* %mem.add_mem_phase (mem.md §5.6): every continuation gets a %mem.M as first
+ * parameter and memory is threaded through the program.
+ *
+ * How: a whole-World rewrite into the same World, starting at the externals.
+ * Each continuation with a body gets a new lambda of the extended type
+ * (types: a Cn whose domain does not start with %mem.M gets one prepended,
+ * recursively for function types inside domains); its body is rebuilt with
+ * the old parameters replaced by the new ones. While rebuilding one body
+ * (post-order, memoized per body) the "current memory" starts as the new
+ * memory parameter and becomes every axiom result of type %mem.M (or the
+ * first component of a result Σ starting with one). A call whose callee's
+ * type gained a memory parameter (rewritten lambdas, branches (f, g)#c,
+ * continuation parameters) gets the current memory prepended. Externals are
+ * re-pointed to the new lambdas; the old program becomes unreachable and the
+ * cleanup after this (dirty) phase drops it.
+ *
+ * Simplifications (docs/mem-passes.md, "add_mem"): only continuations (Cn
+ * types) are extended, direct-style functions keep their types and bodies;
+ * memory operands that the program already passes (to axioms or to callees
+ * whose domain already started with %mem.M) are kept, i.e. memory is threaded
+ * in the order of the original data dependencies rather than substituted;
+ * lambdas without a body, implicit or dependent function types are left
+ * alone. */
+#include "mem_passes.h"
+#include "mem_util.h"
+#include "mim/plugin/mem.h"
+
+#include <stdlib.h>
+
+typedef struct AddMem {
+    MimWorld *w;
+    MimDef *M;    /* the type %mem.M */
+    MemMap types; /* old type -> extended type */
+    MemMap lams;  /* old lambda -> new lambda (or itself) */
+    MemMap vars;  /* old lambda variable -> its replacement */
+} AddMem;
+
+/* The rewriting state of one lambda body. */
+typedef struct Body {
+    MemMap memo; /* old node -> new node */
+    MimDef *mem; /* the current memory */
+} Body;
+
+static MimDef *ext_type(AddMem *am, MimDef *T);
+static MimDef *rewrite(AddMem *am, Body *b, MimDef *d);
+
+static bool starts_with_M(AddMem *am, MimDef *dom) {
+    uint64_t n = mem_num_comps(am->w, dom);
+    return n > 0 && mem_is_M(am->w, mem_comp_type(am->w, dom, n, 0));
+}
+
+/* An immutable, non-implicit Cn with an immutable domain, or NULL. */
+static MimDef *plain_cn(AddMem *am, MimDef *T) {
+    MimWorld *w = am->w;
+    T = T ? mim_resolve(w, T) : NULL;
+    if (T && mim_def_is_mut(T) && mim_def_node(T) == MIM_PI) T = mim_immutabilize(w, T);
+    if (!T || mim_def_node(T) != MIM_PI || mim_def_is_mut(T) || mim_pi_is_implicit(T) || !mim_pi_is_cn(T))
+        return NULL;
+    MimDef *dom = mim_resolve(w, mim_pi_dom(T));
+    return dom && !mim_def_is_mut(dom) ? T : NULL;
+}
+
+static MimDef *tuple_or_single(MimWorld *w, MimDef *const *ops, size_t n, bool types) {
+    if (n == 1) return ops[0];
+    return types ? mim_sigma(w, ops, n) : mim_tuple(w, ops, n);
+}
+
+/* The extended domain of a continuation: components extended, memory first. */
+static MimDef *ext_dom(AddMem *am, MimDef *dom) {
+    MimWorld *w = am->w;
+    uint64_t n = mem_num_comps(w, dom);
+    bool has_M = starts_with_M(am, dom);
+    MimDef **ops = mem_xcalloc(n + 1, sizeof *ops);
+    size_t k = 0;
+    if (!has_M) ops[k++] = am->M;
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok; i++) ok = (ops[k++] = ext_type(am, mem_comp_type(w, dom, n, i))) != NULL;
+    MimDef *res = ok ? tuple_or_single(w, ops, k, true) : NULL;
+    free(ops);
+    return res;
+}
+
+/* T with every continuation type inside extended (memoized). */
+static MimDef *ext_type(AddMem *am, MimDef *T) {
+    MimWorld *w = am->w;
+    T = T ? mim_resolve(w, T) : NULL;
+    if (T && mim_def_is_mut(T)) T = mim_immutabilize(w, T); /* the front end's named domains */
+    if (!T || mim_def_is_mut(T)) return T;
+    MimDef *done = mem_map_get(&am->types, T);
+    if (done) return done;
+    MimDef *res = T;
+    switch (mim_def_node(T)) {
+    case MIM_PI: {
+        MimDef *pi = plain_cn(am, T);
+        if (pi) {
+            MimDef *dom = ext_dom(am, mim_pi_dom(pi));
+            res = dom ? mim_pi(w, dom, mim_pi_codom(pi), false) : NULL;
+        }
+        break;
+    }
+    case MIM_SIGMA: {
+        size_t n = mim_def_num_ops(T);
+        MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+        bool ok = true, changed = false;
+        for (size_t i = 0; i < n && ok; i++) {
+            ok = (ops[i] = ext_type(am, mim_def_op(T, i))) != NULL;
+            changed |= ok && ops[i] != mim_def_op(T, i);
+        }
+        res = !ok ? NULL : changed ? mim_sigma(w, ops, n) : T;
+        free(ops);
+        break;
+    }
+    case MIM_ARR: {
+        MimDef *body = ext_type(am, mim_def_op(T, 1));
+        res = !body ? NULL : body == mim_def_op(T, 1) ? T : mim_arr(w, mim_def_op(T, 0), body);
+        break;
+    }
+    default: break;
+    }
+    if (res) mem_map_put(&am->types, T, res);
+    return res;
+}
+
+/* arg (of old domain type with n components) with the memory put first. */
+static MimDef *prepend_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
+    MimDef **ops = mem_xcalloc(n + 1, sizeof *ops);
+    ops[0] = mem;
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok; i++) ok = (ops[i + 1] = n == 1 ? arg : mim_proj(w, arg, n, i)) != NULL;
+    MimDef *res = ok ? tuple_or_single(w, ops, n + 1, false) : NULL;
+    free(ops);
+    return res;
+}
+
+/* arg (of a domain with n components, the first a memory) passing mem instead. */
+static MimDef *replace_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
+    if (n == 1) return mem;
+    MimDef **ops = mem_xcalloc(n, sizeof *ops);
+    ops[0] = mem;
+    bool ok = true;
+    for (uint64_t i = 1; i < n && ok; i++) ok = (ops[i] = mim_proj(w, arg, n, i)) != NULL;
+    MimDef *res = ok ? mim_tuple(w, ops, n) : NULL;
+    free(ops);
+    return res;
+}
+
+static MimDef *rewrite_lam(AddMem *am, MimDef *lam);
+
+static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
+    MimWorld *w = am->w;
+    MimDef *callee = mim_app_callee(d), *arg = mim_app_arg(d);
+    MimDef *ncallee = rewrite(am, b, callee), *narg = rewrite(am, b, arg);
+    if (!ncallee || !narg) return NULL;
+    MimDef *T = mim_def_type(callee), *pi = plain_cn(am, T);
+    if (pi && !mim_app_axiom(d)) {
+        MimDef *mem = b->mem ? b->mem : mim_bot(w, am->M);
+        uint64_t n = mem_num_comps(w, mim_pi_dom(pi));
+        MimDef *npi = plain_cn(am, mim_def_type(ncallee));
+        if (starts_with_M(am, mim_pi_dom(pi))) narg = replace_mem(w, mem, narg, n);
+        else if (npi && starts_with_M(am, mim_pi_dom(npi))) narg = prepend_mem(w, mem, narg, n);
+        if (!narg) return NULL;
+    }
+    MimDef *res = mim_app(w, ncallee, narg);
+    if (res && mim_app_axiom(d)) { /* an effect: its memory becomes the current one */
+        MimDef *RT = mim_resolve(w, mim_def_type(res));
+        if (mem_is_M(w, RT)) b->mem = res;
+        else if (mim_def_node(RT) == MIM_SIGMA && starts_with_M(am, RT))
+            b->mem = mim_proj(w, res, mem_num_comps(w, RT), 0);
+    }
+    return res;
+}
+
+/* Rebuild d inside the body b (post-order; memoized per body). */
+static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
+    MimWorld *w = am->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d) return NULL;
+    if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? rewrite_lam(am, d) : d;
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_type(am, d);
+    MimDef *done = mem_map_get(&b->memo, d);
+    if (done) return done;
+    MimDef *res;
+    if (mim_def_node(d) == MIM_VAR) {
+        res = mem_map_get(&am->vars, d);
+        if (!res) res = d; /* a variable of a binder left alone */
+    } else if (mim_def_node(d) == MIM_APP) {
+        res = rewrite_app(am, b, d);
+    } else if (mim_def_node(d) == MIM_PI || mim_def_node(d) == MIM_SIGMA || mim_def_node(d) == MIM_ARR) {
+        res = ext_type(am, d);
+    } else {
+        size_t n = mim_def_num_ops(d);
+        MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(am, b, mim_def_op(d, i))) != NULL;
+        MimDef *type = ok ? rewrite(am, b, mim_def_type(d)) : NULL;
+        res = type ? mim_rebuild(w, d, type, ops) : NULL;
+        free(ops);
+    }
+    if (res) mem_map_put(&b->memo, d, res);
+    return res;
+}
+
+/* Carry the parameter names over (the memory gets "mem" if it is new). */
+static void name_params(AddMem *am, MimDef *lam, MimDef *nl, MimDef *const *params, uint64_t n, bool had_M) {
+    MimWorld *w = am->w;
+    if (!had_M && params[0]) mim_def_set_name(params[0], mim_world_sym(w, "mem"));
+    MimDef *old = mim_var(w, lam);
+    if (old && n == 1 && mim_def_name(old) && params[had_M ? 0 : 1])
+        mim_def_set_name(params[had_M ? 0 : 1], mim_def_name(old));
+    if (old && mim_def_name(old) && n > 1 && !had_M) mim_def_set_name(mim_var(w, nl), mim_def_name(old));
+    for (uint64_t i = 0; n > 1 && i < n; i++) {
+        MimDef *p = mim_var_proj(w, lam, n, i), *q = params[had_M ? i : i + 1];
+        if (p && q && mim_def_name(p)) mim_def_set_name(q, mim_def_name(p));
+    }
+}
+
+/* The new lambda of lam (memoized); lam itself if it is left alone. */
+static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
+    MimWorld *w = am->w;
+    MimDef *done = mem_map_get(&am->lams, lam);
+    if (done) return done;
+    MimDef *pi = plain_cn(am, mim_def_type(lam));
+    if (!pi || !mim_lam_body(lam)) {
+        mem_map_put(&am->lams, lam, lam);
+        return lam;
+    }
+    MimDef *npi = ext_type(am, pi);
+    MimDef *nl = npi ? mim_mut_lam(w, npi) : NULL;
+    if (!nl) return NULL;
+    mem_map_put(&am->lams, lam, nl); /* before the body: recursion */
+    mim_def_set_loc(nl, mim_def_loc(lam));
+    MimSym name = mim_def_name(lam);
+    if (name) mim_def_set_name(nl, name);
+    if (mim_def_is_external(lam)) {
+        mim_make_internal(w, lam);
+        mim_make_external(w, nl);
+    }
+
+    /* the old variable in terms of the new parameters */
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = mem_num_comps(w, dom);
+    bool had_M = starts_with_M(am, dom);
+    uint64_t nn = had_M ? n : n + 1;
+    MimDef **params = mem_xcalloc(nn, sizeof *params);
+    for (uint64_t i = 0; i < nn; i++) params[i] = nn == 1 ? mim_var(w, nl) : mim_var_proj(w, nl, nn, i);
+    name_params(am, lam, nl, params, n, had_M);
+    MimDef *old_var = mim_var(w, lam);
+    MimDef *repl = had_M ? mim_var(w, nl) : n == 0 ? mim_unit(w) : tuple_or_single(w, params + 1, n, false);
+    Body b = {.mem = params[0]};
+    free(params);
+    if (!old_var || !repl) return NULL;
+    mem_map_put(&am->vars, old_var, repl);
+
+    MimDef *filter = rewrite(am, &b, mim_lam_filter(lam));
+    MimDef *body = filter ? rewrite(am, &b, mim_lam_body(lam)) : NULL;
+    mem_map_free(&b.memo);
+    return body && mim_lam_set(w, nl, filter, body) ? nl : NULL;
+}
+
+static bool add_mem_run(MimPhase *ph, MimWorld **wp) {
+    (void)ph;
+    MimWorld *w = *wp;
+    AddMem am = {.w = w, .M = mim_annex(w, MIM_mem_M)};
+    if (!am.M) return false;
+    MemVec ext = {0}; /* rewrite_lam changes the list of externals */
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mem_vec_push(&ext, mim_world_external(w, i));
+    bool ok = true;
+    for (size_t i = 0; i < ext.len && ok; i++) {
+        MimDef *e = ext.data[i];
+        if (mim_def_node(e) == MIM_LAM) ok = rewrite_lam(&am, e) != NULL;
+    }
+    mem_vec_free(&ext);
+    mem_map_free(&am.types);
+    mem_map_free(&am.lams);
+    mem_map_free(&am.vars);
+    return ok && !mim_world_has_error(w);
+}
+
+static const MimPhaseClass add_mem_class = {
+    .name = "add_mem", .size = sizeof(MimPhase), .dirty = true, .run = add_mem_run};
+
+bool mem_handle_add_mem(MimPipeline *pb, MimDef *app) {
+    (void)app;
+    return mim_pipeline_add_phase(pb, &add_mem_class) != NULL;
+}
