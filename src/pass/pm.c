@@ -288,6 +288,11 @@ static void report_failure(MimPassMan *pm) {
 
 bool mim_pm_run(MimPassMan *pm, MimWorld *w) {
     pm->w = w;
+    /* The maps of a traversal hold about one entry per reachable node; size
+     * them once instead of rehashing while they grow. */
+    size_t nodes = mim_world_num_nodes(w);
+    mim_ptrmap_reserve(&pm->memo, nodes / 4);
+    mim_ptrmap_reserve(&pm->seen, nodes / 4);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = false;
