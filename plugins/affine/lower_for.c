@@ -10,7 +10,7 @@
  * and the call becomes `head (begin, init…)`. With a %mem.M in the
  * accumulators, head takes them flattened one level and the branch targets
  * take the memory; without, head takes (iter, acc) and the targets take (). */
-#include "../direct/defmap.h"
+#include "mim/ptrmap.h"
 #include "mim/pass.h"
 #include "mim/plugin/affine.h"
 #include "mim/plugin/core.h"
@@ -20,7 +20,7 @@
 
 typedef struct LowerFor {
     MimPass base;
-    DefMap lowered; /* For call ↦ its replacement */
+    MimPtrMap lowered; /* For call ↦ its replacement */
 } LowerFor;
 
 /* The first %mem.M-typed component of x, searching nested tuples (not
@@ -146,14 +146,14 @@ static MimDef *lower_for_rewrite(MimPass *p, MimDef *def) {
     MimWorld *w = mim_pass_world(p);
     MimDef *call = mim_match(def, MIM_affine_For);
     if (!call) return def;
-    MimDef *res = defmap_get(&lf->lowered, call);
+    MimDef *res = mim_ptrmap_get(&lf->lowered, call);
     if (res) return res;
     res = lower(w, call);
-    if (res) defmap_put(&lf->lowered, call, res);
+    if (res) mim_ptrmap_put(&lf->lowered, call, res);
     return res;
 }
 
-static void lower_for_fini(MimPass *p) { defmap_free(&((LowerFor *)p)->lowered); }
+static void lower_for_fini(MimPass *p) { mim_ptrmap_free(&((LowerFor *)p)->lowered); }
 
 static const MimPassClass lower_for_class = {
     .name = "lower_affine_for",

@@ -9,14 +9,15 @@
  * current lambda gets the rewritten filter and body: a straight-line body
  * becomes a chain of blocks, one per call. Lambdas met during the walk are
  * split first, each with its own context (memo and current lambda). */
-#include "defmap.h"
+#include "mim/ptrmap.h"
 #include "direct_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Cps2Ds {
     MimPass base;
-    DefMap done;  /* lambdas entered (and continuations created) */
+    MimPtrMap done;  /* lambdas entered (and continuations created) */
     bool failed;  /* an error was recorded while entering */
 } Cps2Ds;
 
@@ -24,7 +25,7 @@ typedef struct Ctx {
     Cps2Ds *pass;
     MimWorld *w;
     MimDef *cur; /* the block that the walk currently appends to */
-    DefMap memo; /* old node ↦ rewritten node, for this lambda only */
+    MimPtrMap memo; /* old node ↦ rewritten node, for this lambda only */
 } Ctx;
 
 static bool split_lam(Cps2Ds *p, MimWorld *w, MimDef *lam);
@@ -50,7 +51,7 @@ static MimDef *split_call(Ctx *c, MimDef *callee, MimDef *arg) {
     MimDef *k = mim_mut_lam(w, mim_cn(w, mim_def_type(call)));
     if (!k) return NULL;
     mim_def_set_name(k, cont_name(w, c->cur));
-    defmap_put(&c->pass->done, k, k);
+    mim_ptrmap_put(&c->pass->done, k, k);
     MimDef *filter = mim_lam_body(c->cur) ? mim_lam_filter(c->cur) : mim_lit_bool(w, false);
     MimDef *ops[2] = {arg, k};
     if (!mim_lam_set(w, c->cur, filter, mim_app(w, f, mim_tuple(w, ops, 2)))) return NULL;
@@ -135,17 +136,17 @@ static MimDef *walk(Ctx *c, MimDef *d) {
         if (mim_def_node(d) == MIM_LAM && !split_lam(c->pass, w, d)) return NULL;
         return d;
     }
-    MimDef *memo = defmap_get(&c->memo, d);
+    MimDef *memo = mim_ptrmap_get(&c->memo, d);
     if (memo) return memo;
     MimDef *res = walk_node(c, d);
-    if (res) defmap_put(&c->memo, d, res);
+    if (res) mim_ptrmap_put(&c->memo, d, res);
     return res;
 }
 
 /* Split lam (once): false after an error was recorded. */
 static bool split_lam(Cps2Ds *p, MimWorld *w, MimDef *lam) {
-    if (defmap_get(&p->done, lam)) return true;
-    defmap_put(&p->done, lam, lam);
+    if (mim_ptrmap_get(&p->done, lam)) return true;
+    mim_ptrmap_put(&p->done, lam, lam);
     MimDef *filter = mim_lam_filter(lam), *body = mim_lam_body(lam);
     if (!mim_def_is_mut(lam) || !filter || !body) return true;
     MimDef *pi = mim_resolve(w, mim_def_type(lam));
@@ -158,7 +159,7 @@ static bool split_lam(Cps2Ds *p, MimWorld *w, MimDef *lam) {
     bool ok = new_body != NULL;
     if (ok && (c.cur != lam || new_filter != filter || new_body != body))
         ok = mim_lam_set(w, c.cur, new_filter, new_body) != NULL;
-    defmap_free(&c.memo);
+    mim_ptrmap_free(&c.memo);
     return ok;
 }
 
@@ -174,7 +175,7 @@ static MimDef *cps2ds_rewrite(MimPass *p, MimDef *def) {
     return ((Cps2Ds *)p)->failed ? NULL : def;
 }
 
-static void cps2ds_fini(MimPass *p) { defmap_free(&((Cps2Ds *)p)->done); }
+static void cps2ds_fini(MimPass *p) { mim_ptrmap_free(&((Cps2Ds *)p)->done); }
 
 const MimPassClass direct_cps2ds_class = {
     .name = "cps2ds",

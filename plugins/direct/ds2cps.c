@@ -2,12 +2,12 @@
  * that is called gets a CPS twin g_cps : Cn [A, Cn B] computing the same
  * body, and every call `g a` becomes `%direct.cps2ds_dep (…) g_cps a`. The
  * body of g_cps still holds direct-style calls; the cps2ds pass splits them. */
-#include "defmap.h"
+#include "mim/ptrmap.h"
 #include "direct_impl.h"
 
 typedef struct Ds2Cps {
     MimPass base;
-    DefMap converted; /* g ↦ its direct-style wrapper, or g itself */
+    MimPtrMap converted; /* g ↦ its direct-style wrapper, or g itself */
 } Ds2Cps;
 
 /* Lambdas that stay as they are: continuations, type-level functions and
@@ -50,16 +50,16 @@ static MimDef *ds2cps_rewrite(MimPass *p, MimDef *def) {
     if (mim_def_node(def) != MIM_APP) return def;
     MimDef *g = mim_resolve(w, mim_app_callee(def));
     if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || !mim_lam_body(g)) return def;
-    MimDef *wrapper = defmap_get(&d->converted, g);
+    MimDef *wrapper = mim_ptrmap_get(&d->converted, g);
     if (!wrapper) {
         wrapper = convert(w, g);
         if (!wrapper) return NULL;
-        defmap_put(&d->converted, g, wrapper);
+        mim_ptrmap_put(&d->converted, g, wrapper);
     }
     return wrapper == g ? def : mim_app(w, wrapper, mim_app_arg(def));
 }
 
-static void ds2cps_fini(MimPass *p) { defmap_free(&((Ds2Cps *)p)->converted); }
+static void ds2cps_fini(MimPass *p) { mim_ptrmap_free(&((Ds2Cps *)p)->converted); }
 
 const MimPassClass direct_ds2cps_class = {
     .name = "ds2cps",

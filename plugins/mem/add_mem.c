@@ -30,14 +30,14 @@
 typedef struct AddMem {
     MimWorld *w;
     MimDef *M;    /* the type %mem.M */
-    MemMap types; /* old type -> extended type */
-    MemMap lams;  /* old lambda -> new lambda (or itself) */
-    MemMap vars;  /* old lambda variable -> its replacement */
+    MimPtrMap types; /* old type -> extended type */
+    MimPtrMap lams;  /* old lambda -> new lambda (or itself) */
+    MimPtrMap vars;  /* old lambda variable -> its replacement */
 } AddMem;
 
 /* The rewriting state of one lambda body. */
 typedef struct Body {
-    MemMap memo; /* old node -> new node */
+    MimPtrMap memo; /* old node -> new node */
     MimDef *mem; /* the current memory */
 } Body;
 
@@ -86,7 +86,7 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     T = T ? mim_resolve(w, T) : NULL;
     if (T && mim_def_is_mut(T)) T = mim_immutabilize(w, T); /* the front end's named domains */
     if (!T || mim_def_is_mut(T)) return T;
-    MimDef *done = mem_map_get(&am->types, T);
+    MimDef *done = mim_ptrmap_get(&am->types, T);
     if (done) return done;
     MimDef *res = T;
     switch (mim_def_node(T)) {
@@ -117,7 +117,7 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     }
     default: break;
     }
-    if (res) mem_map_put(&am->types, T, res);
+    if (res) mim_ptrmap_put(&am->types, T, res);
     return res;
 }
 
@@ -177,11 +177,11 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
     if (!d) return NULL;
     if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? rewrite_lam(am, d) : d;
     if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_type(am, d);
-    MimDef *done = mem_map_get(&b->memo, d);
+    MimDef *done = mim_ptrmap_get(&b->memo, d);
     if (done) return done;
     MimDef *res;
     if (mim_def_node(d) == MIM_VAR) {
-        res = mem_map_get(&am->vars, d);
+        res = mim_ptrmap_get(&am->vars, d);
         if (!res) res = d; /* a variable of a binder left alone */
     } else if (mim_def_node(d) == MIM_APP) {
         res = rewrite_app(am, b, d);
@@ -196,7 +196,7 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
         res = type ? mim_rebuild(w, d, type, ops) : NULL;
         free(ops);
     }
-    if (res) mem_map_put(&b->memo, d, res);
+    if (res) mim_ptrmap_put(&b->memo, d, res);
     return res;
 }
 
@@ -217,17 +217,17 @@ static void name_params(AddMem *am, MimDef *lam, MimDef *nl, MimDef *const *para
 /* The new lambda of lam (memoized); lam itself if it is left alone. */
 static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     MimWorld *w = am->w;
-    MimDef *done = mem_map_get(&am->lams, lam);
+    MimDef *done = mim_ptrmap_get(&am->lams, lam);
     if (done) return done;
     MimDef *pi = plain_cn(am, mim_def_type(lam));
     if (!pi || !mim_lam_body(lam)) {
-        mem_map_put(&am->lams, lam, lam);
+        mim_ptrmap_put(&am->lams, lam, lam);
         return lam;
     }
     MimDef *npi = ext_type(am, pi);
     MimDef *nl = npi ? mim_mut_lam(w, npi) : NULL;
     if (!nl) return NULL;
-    mem_map_put(&am->lams, lam, nl); /* before the body: recursion */
+    mim_ptrmap_put(&am->lams, lam, nl); /* before the body: recursion */
     mim_def_set_loc(nl, mim_def_loc(lam));
     MimSym name = mim_def_name(lam);
     if (name) mim_def_set_name(nl, name);
@@ -249,11 +249,11 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     Body b = {.mem = params[0]};
     free(params);
     if (!old_var || !repl) return NULL;
-    mem_map_put(&am->vars, old_var, repl);
+    mim_ptrmap_put(&am->vars, old_var, repl);
 
     MimDef *filter = rewrite(am, &b, mim_lam_filter(lam));
     MimDef *body = filter ? rewrite(am, &b, mim_lam_body(lam)) : NULL;
-    mem_map_free(&b.memo);
+    mim_ptrmap_free(&b.memo);
     return body && mim_lam_set(w, nl, filter, body) ? nl : NULL;
 }
 
@@ -270,9 +270,9 @@ static bool add_mem_run(MimPhase *ph, MimWorld **wp) {
         if (mim_def_node(e) == MIM_LAM) ok = rewrite_lam(&am, e) != NULL;
     }
     mem_vec_free(&ext);
-    mem_map_free(&am.types);
-    mem_map_free(&am.lams);
-    mem_map_free(&am.vars);
+    mim_ptrmap_free(&am.types);
+    mim_ptrmap_free(&am.lams);
+    mim_ptrmap_free(&am.vars);
     return ok && !mim_world_has_error(w);
 }
 

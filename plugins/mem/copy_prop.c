@@ -38,10 +38,10 @@ typedef struct CopyProp {
     MimPass *beta_red, *eta_exp;
     bool bb_only;
     MemUses uses;
-    MemMap plan;      /* lambda -> Plan* (this round) */
+    MimPtrMap plan;      /* lambda -> Plan* (this round) */
     MemVec plans;
-    MemMap version;   /* lambda -> specialized copy (this round) */
-    MemMap generated; /* specialized copies: never processed again */
+    MimPtrMap version;   /* lambda -> specialized copy (this round) */
+    MimPtrMap generated; /* specialized copies: never processed again */
 } CopyProp;
 
 static MimDef *res(MimWorld *w, MimDef *d) { return d ? mim_resolve(w, d) : NULL; }
@@ -54,8 +54,8 @@ static void free_plans(CopyProp *c) {
         free(p);
     }
     c->plans.len = 0;
-    mem_map_clear(&c->plan);
-    mem_map_clear(&c->version);
+    mim_ptrmap_clear(&c->plan);
+    mim_ptrmap_clear(&c->version);
 }
 
 /* The i-th argument of a call with the plan's domain shape. */
@@ -92,7 +92,7 @@ static bool propagatable(MimWorld *w, MimDef *L, MimDef *a, bool has_ret) {
  * candidate). */
 static Plan *make_plan(CopyProp *c, MimDef *L) {
     MimWorld *w = mim_pass_world(&c->base);
-    if (!mem_is_simple_lam(w, L) || mem_map_has(&c->generated, L)) return NULL;
+    if (!mem_is_simple_lam(w, L) || mim_ptrmap_has(&c->generated, L)) return NULL;
     bool has_ret = mem_has_ret(w, L);
     if (c->bb_only && has_ret) return NULL;
     MemUses *u = &c->uses;
@@ -147,14 +147,14 @@ static void copy_prop_prepare(MimPass *pass) {
         if (mim_def_node(L) != MIM_LAM || !mim_def_is_mut(L)) continue;
         Plan *p = make_plan(c, L);
         if (!p) continue;
-        mem_map_put(&c->plan, L, p);
+        mim_ptrmap_put(&c->plan, L, p);
         mem_vec_push(&c->plans, p);
     }
 }
 
 /* f' for the plan (created once per round). */
 static MimDef *specialize(CopyProp *c, MimDef *L, const Plan *p) {
-    MimDef *done = mem_map_get(&c->version, L);
+    MimDef *done = mim_ptrmap_get(&c->version, L);
     if (done) return done;
     MimWorld *w = mim_pass_world(&c->base);
     MimDef *pi = mem_lam_pi(w, L), *dom = mim_pi_dom(pi);
@@ -180,8 +180,8 @@ static MimDef *specialize(CopyProp *c, MimDef *L, const Plan *p) {
     free(params);
     if (!ok) return NULL;
     if (mim_def_name(L)) mim_def_set_name(lam, mim_def_name(L));
-    mem_map_put(&c->version, L, lam);
-    mem_map_put(&c->generated, lam, (void *)1);
+    mim_ptrmap_put(&c->version, L, lam);
+    mim_ptrmap_put(&c->generated, lam, (void *)1);
     if (c->beta_red) mim_beta_red_keep(c->beta_red, lam);
     if (c->eta_exp) mim_eta_exp_derive(c->eta_exp, lam, L);
     return lam;
@@ -192,7 +192,7 @@ static MimDef *copy_prop_rewrite(MimPass *pass, MimDef *d) {
     if (mim_def_node(d) != MIM_APP || !c->plan.len) return d;
     MimWorld *w = mim_pass_world(pass);
     MimDef *L = res(w, mim_app_callee(d));
-    Plan *p = mem_map_get(&c->plan, L);
+    Plan *p = mim_ptrmap_get(&c->plan, L);
     if (!p) return d;
     MimDef *arg = mim_app_arg(d);
     /* The remembered arguments must still be what this call passes. */
@@ -215,9 +215,9 @@ static void copy_prop_fini(MimPass *pass) {
     CopyProp *c = (CopyProp *)pass;
     free_plans(c);
     mem_vec_free(&c->plans);
-    mem_map_free(&c->plan);
-    mem_map_free(&c->version);
-    mem_map_free(&c->generated);
+    mim_ptrmap_free(&c->plan);
+    mim_ptrmap_free(&c->version);
+    mim_ptrmap_free(&c->generated);
     mem_uses_free(&c->uses);
 }
 

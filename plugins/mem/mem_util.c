@@ -1,4 +1,4 @@
-/* Pointer map, vector, use lists and type helpers for the mem passes. */
+/* Vector, use lists and type helpers for the mem passes. */
 #include "mem_util.h"
 
 #include "mim/plugin/mem.h"
@@ -25,67 +25,6 @@ void *mem_xrealloc(void *p, size_t size) {
     return q;
 }
 
-/* ---- map ------------------------------------------------------------------------ */
-
-static size_t hash_ptr(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
-static size_t find_slot(const MemMap *m, const void *key) {
-    size_t mask = m->cap - 1, i = hash_ptr(key) & mask;
-    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
-    return i;
-}
-
-void *mem_map_get(const MemMap *m, const void *key) {
-    if (!m->cap) return NULL;
-    size_t i = find_slot(m, key);
-    return m->keys[i] ? m->vals[i] : NULL;
-}
-
-bool mem_map_has(const MemMap *m, const void *key) {
-    return m->cap && m->keys[find_slot(m, key)] != NULL;
-}
-
-static void grow(MemMap *m) {
-    MemMap old = *m;
-    m->cap = old.cap ? 2 * old.cap : 64;
-    m->keys = mem_xcalloc(m->cap, sizeof *m->keys);
-    m->vals = mem_xcalloc(m->cap, sizeof *m->vals);
-    m->len = 0;
-    for (size_t i = 0; i < old.cap; ++i)
-        if (old.keys[i]) mem_map_put(m, old.keys[i], old.vals[i]);
-    free(old.keys);
-    free(old.vals);
-}
-
-void mem_map_put(MemMap *m, const void *key, void *val) {
-    if (4 * (m->len + 1) > 3 * m->cap) grow(m);
-    size_t i = find_slot(m, key);
-    if (!m->keys[i]) {
-        m->keys[i] = key;
-        ++m->len;
-    }
-    m->vals[i] = val;
-}
-
-void mem_map_clear(MemMap *m) {
-    if (!m->cap) return;
-    memset(m->keys, 0, m->cap * sizeof *m->keys);
-    memset(m->vals, 0, m->cap * sizeof *m->vals);
-    m->len = 0;
-}
-
-void mem_map_free(MemMap *m) {
-    free(m->keys);
-    free(m->vals);
-    *m = (MemMap){0};
-}
-
 /* ---- vector ------------------------------------------------------------------- */
 
 void mem_vec_push(MemVec *v, void *p) {
@@ -108,24 +47,24 @@ static void add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
         u->cap = u->cap ? 2 * u->cap : 256;
         u->uses = mem_xrealloc(u->uses, u->cap * sizeof *u->uses);
     }
-    uint32_t prev = (uint32_t)(uintptr_t)mem_map_get(&u->first, used);
+    uint32_t prev = (uint32_t)(uintptr_t)mim_ptrmap_get(&u->first, used);
     u->uses[u->len] = (MemUse){user, op, prev};
-    mem_map_put(&u->first, used, (void *)(uintptr_t)(u->len + 1));
+    mim_ptrmap_put(&u->first, used, (void *)(uintptr_t)(u->len + 1));
     ++u->len;
 }
 
-static void visit(MemMap *seen, MemVec *todo, MimDef *d) {
-    if (d && !mem_map_has(seen, d)) {
-        mem_map_put(seen, d, (void *)1);
+static void visit(MimPtrMap *seen, MemVec *todo, MimDef *d) {
+    if (d && !mim_ptrmap_has(seen, d)) {
+        mim_ptrmap_put(seen, d, (void *)1);
         mem_vec_push(todo, d);
     }
 }
 
 void mem_uses_build(MemUses *u, MimWorld *w) {
-    mem_map_clear(&u->first);
+    mim_ptrmap_clear(&u->first);
     u->len = 0;
     u->nodes.len = 0;
-    MemMap seen = {0};
+    MimPtrMap seen = {0};
     MemVec todo = {0};
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
         visit(&seen, &todo, mim_world_external(w, i));
@@ -149,19 +88,19 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
             visit(&seen, &todo, op);
         }
     }
-    mem_map_free(&seen);
+    mim_ptrmap_free(&seen);
     mem_vec_free(&todo);
 }
 
 void mem_uses_free(MemUses *u) {
-    mem_map_free(&u->first);
+    mim_ptrmap_free(&u->first);
     free(u->uses);
     mem_vec_free(&u->nodes);
     *u = (MemUses){0};
 }
 
 uint32_t mem_uses_first(const MemUses *u, const MimDef *d) {
-    return (uint32_t)(uintptr_t)mem_map_get(&u->first, d);
+    return (uint32_t)(uintptr_t)mim_ptrmap_get(&u->first, d);
 }
 
 size_t mem_uses_count(const MemUses *u, const MimDef *d) {

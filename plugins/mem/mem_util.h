@@ -1,4 +1,4 @@
-/* Small shared pieces of the mem plugin's passes: a pointer hash map, a
+/* Small shared pieces of the mem plugin's passes (maps: mim/ptrmap.h): a
  * growable pointer vector, use lists of a whole program, and helpers for
  * memory tokens and lambda domains. The plugin only sees the public API
  * (mim/world.h, mim/pass.h), so these live here instead of src/util. */
@@ -7,23 +7,11 @@
 
 #include "mim/pass.h"
 #include "mim/plugin.h"
+#include "mim/ptrmap.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* ---- pointer map (open addressing; NULL keys are not allowed) ------------- */
-typedef struct MemMap {
-    const void **keys;
-    void **vals;
-    size_t cap, len;
-} MemMap;
-
-void *mem_map_get(const MemMap *m, const void *key); /* NULL if absent */
-bool mem_map_has(const MemMap *m, const void *key);
-void mem_map_put(MemMap *m, const void *key, void *val);
-void mem_map_clear(MemMap *m);
-void mem_map_free(MemMap *m);
 
 /* ---- pointer vector ---------------------------------------------------------- */
 typedef struct MemVec {
@@ -47,7 +35,7 @@ typedef struct MemUse {
 } MemUse;
 
 typedef struct MemUses {
-    MemMap first;  /* node -> index of its first use + 1 (as uintptr_t) */
+    MimPtrMap first;  /* node -> index of its first use + 1 (as uintptr_t) */
     MemUse *uses;
     size_t len, cap;
     MemVec nodes;  /* every reachable node, in discovery order */

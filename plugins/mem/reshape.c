@@ -32,10 +32,10 @@
 
 typedef struct Reshape {
     MimPass base;
-    MemMap types;    /* old type -> reshaped type */
-    MemMap lams;     /* old lambda -> stub */
-    MemMap adapters; /* adapter (old type) -> new-typed function it calls */
-    MemMap reverse;  /* reverse adapters and stubs-in-construction: never rewritten */
+    MimPtrMap types;    /* old type -> reshaped type */
+    MimPtrMap lams;     /* old lambda -> stub */
+    MimPtrMap adapters; /* adapter (old type) -> new-typed function it calls */
+    MimPtrMap reverse;  /* reverse adapters and stubs-in-construction: never rewritten */
     bool arg_mode;   /* Arg layout instead of Flat */
 } Reshape;
 
@@ -170,11 +170,11 @@ static MimDef *reshape_type(Reshape *r, MimDef *T) {
     MimWorld *w = mim_pass_world(&r->base);
     MimDef *pi = plain_pi(w, T);
     if (!pi) return T;
-    MimDef *done = mem_map_get(&r->types, pi);
+    MimDef *done = mim_ptrmap_get(&r->types, pi);
     if (done) return done;
     MimDef *res = mim_pi(w, flat_dom(r, mim_pi_dom(pi)), mim_pi_codom(pi), false);
     if (!res) return NULL;
-    mem_map_put(&r->types, pi, res);
+    mim_ptrmap_put(&r->types, pi, res);
     return res;
 }
 
@@ -194,7 +194,7 @@ static MimDef *convert_fn(Reshape *r, MimDef *f, MimDef *T) {
     MimWorld *w = mim_pass_world(&r->base);
     f = mim_resolve(w, f);
     if (!changes(r, T)) return f;
-    MimDef *inner = mem_map_get(&r->adapters, f);
+    MimDef *inner = mim_ptrmap_get(&r->adapters, f);
     if (inner) return inner;
     if (mim_def_node(f) == MIM_LAM && mim_def_is_mut(f) && mim_lam_body(f)) return reshape_lam(r, f);
     if (mim_def_node(f) == MIM_EXTRACT) { /* branches: (f, g)#c */
@@ -255,7 +255,7 @@ static MimDef *adapter(Reshape *r, MimDef *f, MimDef *T) {
     MimDef *pi = plain_pi(w, T);
     MimDef *a = mim_mut_lam(w, pi);
     mim_def_set_name(a, mim_world_sym(w, "reshape_adapter"));
-    mem_map_put(&r->adapters, a, f);
+    mim_ptrmap_put(&r->adapters, a, f);
     MimDef *arg = flat_arg(r, mim_var(w, a), mim_pi_dom(pi));
     MimDef *body = arg ? mim_app(w, f, arg) : NULL;
     return body && mim_lam_set(w, a, mim_lit_bool(w, false), body) ? a : NULL;
@@ -298,7 +298,7 @@ static MimDef *reverse_adapter(Reshape *r, MimDef *f, MimDef *old_pi) {
     MimWorld *w = mim_pass_world(&r->base);
     MimDef *a = mim_mut_lam(w, reshape_type(r, old_pi));
     mim_def_set_name(a, mim_world_sym(w, "reshape_reverse"));
-    mem_map_put(&r->reverse, a, a);
+    mim_ptrmap_put(&r->reverse, a, a);
     MimDef *arg = regroup_params(r, a, old_pi);
     MimDef *body = arg ? mim_app(w, f, arg) : NULL;
     return body && mim_lam_set(w, a, mim_lit_bool(w, false), body) ? a : NULL;
@@ -307,15 +307,15 @@ static MimDef *reverse_adapter(Reshape *r, MimDef *f, MimDef *old_pi) {
 /* The stub of lam (memoized); lam itself if its type does not change. */
 static MimDef *reshape_lam(Reshape *r, MimDef *lam) {
     MimWorld *w = mim_pass_world(&r->base);
-    MimDef *done = mem_map_get(&r->lams, lam);
+    MimDef *done = mim_ptrmap_get(&r->lams, lam);
     if (done) return done;
     MimDef *old_pi = plain_pi(w, mim_def_type(lam));
-    if (!old_pi || !mim_lam_body(lam) || mem_map_has(&r->adapters, lam) || mem_map_has(&r->reverse, lam) ||
+    if (!old_pi || !mim_lam_body(lam) || mim_ptrmap_has(&r->adapters, lam) || mim_ptrmap_has(&r->reverse, lam) ||
         !changes(r, old_pi))
         return lam;
     MimDef *stub = mim_mut_lam(w, reshape_type(r, old_pi));
     if (!stub) return NULL;
-    mem_map_put(&r->lams, lam, stub); /* before the body: recursion */
+    mim_ptrmap_put(&r->lams, lam, stub); /* before the body: recursion */
     MimSym name = mim_def_name(lam);
     if (mim_def_is_external(lam)) {
         mim_make_internal(w, lam);
@@ -336,10 +336,10 @@ static void reshape_prepare(MimPass *p) {
     Reshape *r = (Reshape *)p;
     MimWorld *w = mim_pass_world(p);
     /* maps refer to the previous World (a cleanup ran in between) */
-    mem_map_clear(&r->types);
-    mem_map_clear(&r->lams);
-    mem_map_clear(&r->adapters);
-    mem_map_clear(&r->reverse);
+    mim_ptrmap_clear(&r->types);
+    mim_ptrmap_clear(&r->lams);
+    mim_ptrmap_clear(&r->adapters);
+    mim_ptrmap_clear(&r->reverse);
     /* externals get their stubs up front (reshape_lam transfers them) */
     MemVec ext = {0};
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mem_vec_push(&ext, mim_world_external(w, i));
@@ -355,7 +355,7 @@ static MimDef *reshape_rewrite(MimPass *p, MimDef *d) {
     MimWorld *w = mim_pass_world(p);
     MimDef *cur = mim_pass_cur(p);
     if (mim_def_node(d) != MIM_APP || mim_app_axiom(d)) return d;
-    if (cur && (mem_map_has(&r->reverse, cur) || mem_map_has(&r->adapters, cur))) return d;
+    if (cur && (mim_ptrmap_has(&r->reverse, cur) || mim_ptrmap_has(&r->adapters, cur))) return d;
     MimDef *callee = mim_app_callee(d);
     MimDef *T = mim_def_type(callee);
     if (!changes(r, T)) return d;
@@ -366,10 +366,10 @@ static MimDef *reshape_rewrite(MimPass *p, MimDef *d) {
 
 static void reshape_fini(MimPass *p) {
     Reshape *r = (Reshape *)p;
-    mem_map_free(&r->types);
-    mem_map_free(&r->lams);
-    mem_map_free(&r->adapters);
-    mem_map_free(&r->reverse);
+    mim_ptrmap_free(&r->types);
+    mim_ptrmap_free(&r->lams);
+    mim_ptrmap_free(&r->adapters);
+    mim_ptrmap_free(&r->reverse);
 }
 
 /* Two classes so that a pipeline may hold both modes (the pipeline reuses an

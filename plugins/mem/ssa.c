@@ -74,19 +74,19 @@ typedef struct Ssa {
     MimPass *eta_exp;
     MemUses uses;
     MemVec slots;      /* SlotInfo* of this round */
-    MemMap slot_by_id; /* id + 1 -> SlotInfo* (this round) */
-    MemMap need;       /* lambda -> Need* (this round) */
-    MemMap need_by_type; /* type -> MemVec* of lambdas with needs (copies, see need_of) */
+    MimPtrMap slot_by_id; /* id + 1 -> SlotInfo* (this round) */
+    MimPtrMap need;       /* lambda -> Need* (this round) */
+    MimPtrMap need_by_type; /* type -> MemVec* of lambdas with needs (copies, see need_of) */
     MemVec type_vecs;  /* MemVec* to free */
-    MemMap made;       /* φ-versions and wrappers made by this pass */
+    MimPtrMap made;       /* φ-versions and wrappers made by this pass */
     MemVec needs;      /* Need* to free */
-    MemMap version;    /* lambda -> its φ-version (this round) */
-    MemMap phi;        /* φ-version -> PhiInfo* (kept: a later round may meet it) */
+    MimPtrMap version;    /* lambda -> its φ-version (this round) */
+    MimPtrMap phi;        /* φ-version -> PhiInfo* (kept: a later round may meet it) */
     MemVec phis;       /* PhiInfo* to free */
-    MemMap binders;    /* union of the binders of promoted slots */
-    MemMap safe;       /* callee -> 1 safe, 2 unsafe (this round) */
-    MemMap binder_of;  /* node -> its only binder (this round) */
-    MemMap scope_cache; /* binder -> 1 scope controlled, 2 not (this round) */
+    MimPtrMap binders;    /* union of the binders of promoted slots */
+    MimPtrMap safe;       /* callee -> 1 safe, 2 unsafe (this round) */
+    MimPtrMap binder_of;  /* node -> its only binder (this round) */
+    MimPtrMap scope_cache; /* binder -> 1 scope controlled, 2 not (this round) */
 } Ssa;
 
 static MimWorld *world(Ssa *s) { return mim_pass_world(&s->base); }
@@ -121,7 +121,7 @@ static SlotInfo *slot_info(Ssa *s, MimDef *p, SlotState state) {
     MimDef *slot = slot_of_ptr(w, p);
     uint64_t id;
     if (!slot || !slot_id(w, slot, &id)) return NULL;
-    SlotInfo *si = mem_map_get(&s->slot_by_id, id_key(id));
+    SlotInfo *si = mim_ptrmap_get(&s->slot_by_id, id_key(id));
     return si && si->state == state ? si : NULL;
 }
 
@@ -248,27 +248,27 @@ static void free_round(Ssa *s) {
         free(s->type_vecs.data[i]);
     }
     s->type_vecs.len = 0;
-    mem_map_clear(&s->need_by_type);
-    mem_map_clear(&s->slot_by_id);
-    mem_map_clear(&s->need);
-    mem_map_clear(&s->version);
-    mem_map_clear(&s->binders);
-    mem_map_clear(&s->safe);
-    mem_map_clear(&s->binder_of);
-    mem_map_clear(&s->scope_cache);
+    mim_ptrmap_clear(&s->need_by_type);
+    mim_ptrmap_clear(&s->slot_by_id);
+    mim_ptrmap_clear(&s->need);
+    mim_ptrmap_clear(&s->version);
+    mim_ptrmap_clear(&s->binders);
+    mim_ptrmap_clear(&s->safe);
+    mim_ptrmap_clear(&s->binder_of);
+    mim_ptrmap_clear(&s->scope_cache);
 }
 
 /* The mutables whose variables occur in d (not entering mutables). */
 static void collect_binders(Ssa *s, MimDef *d, MemVec *out) {
     MimWorld *w = world(s);
     MemVec todo = {0}, visited = {0};
-    MemMap seen = {0};
+    MimPtrMap seen = {0};
     mem_vec_push(&todo, d);
     while (todo.len) {
         MimDef *x = res(w, todo.data[--todo.len]);
-        if (!x || mim_def_is_mut(x) || mem_map_has(&seen, x)) continue;
-        mem_map_put(&seen, x, (void *)1);
-        MimDef *known = mem_map_get(&s->binder_of, x);
+        if (!x || mim_def_is_mut(x) || mim_ptrmap_has(&seen, x)) continue;
+        mim_ptrmap_put(&seen, x, (void *)1);
+        MimDef *known = mim_ptrmap_get(&s->binder_of, x);
         if (known || mim_def_node(x) == MIM_VAR) {
             MimDef *b = known ? known : res(w, mim_def_op(x, 0));
             size_t i = 0;
@@ -283,10 +283,10 @@ static void collect_binders(Ssa *s, MimDef *d, MemVec *out) {
     /* Memory chains are shared by all the slots along them: remember the
      * common case of a single binder so the next slot stops early. */
     if (out->len == 1)
-        for (size_t i = 0; i < visited.len; ++i) mem_map_put(&s->binder_of, visited.data[i], out->data[0]);
+        for (size_t i = 0; i < visited.len; ++i) mim_ptrmap_put(&s->binder_of, visited.data[i], out->data[0]);
     mem_vec_free(&todo);
     mem_vec_free(&visited);
-    mem_map_free(&seen);
+    mim_ptrmap_free(&seen);
 }
 
 static bool mentions_any(MimWorld *w, MimDef *lam, MimDef *const *binders, size_t n) {
@@ -391,10 +391,10 @@ static bool phi_capable(MimWorld *w, MimDef *X) {
 }
 
 static void need_add(Ssa *s, MimDef *X, uint64_t id) {
-    Need *n = mem_map_get(&s->need, X);
+    Need *n = mim_ptrmap_get(&s->need, X);
     if (!n) {
         n = mem_xcalloc(1, sizeof *n);
-        mem_map_put(&s->need, X, n);
+        mim_ptrmap_put(&s->need, X, n);
         mem_vec_push(&s->needs, n);
     }
     size_t pos = 0;
@@ -417,7 +417,7 @@ static void index_needs(Ssa *s);
 static bool analyse_loads(Ssa *s, SlotInfo *si) {
     MimWorld *w = world(s);
     MemVec todo = {0}, lams = {0}, ents = {0};
-    MemMap seen_lam = {0};
+    MimPtrMap seen_lam = {0};
     bool ok = true;
     for (size_t i = 0; i < si->loads.len; ++i)
         mem_vec_push(&todo, comp(w, mim_app_arg(si->loads.data[i]), 2, 0));
@@ -425,8 +425,8 @@ static bool analyse_loads(Ssa *s, SlotInfo *si) {
         MimDef *out = NULL;
         WalkRes r = walk(w, si->id, si->dup ? si->slot : NULL, si->T, todo.data[--todo.len], &out);
         if (r == WALK_FAIL || (r == WALK_PARAM && si->dup)) ok = false;
-        if (r != WALK_PARAM || phi_has(s, out, si->id) || mem_map_has(&seen_lam, out)) continue;
-        mem_map_put(&seen_lam, out, (void *)1);
+        if (r != WALK_PARAM || phi_has(s, out, si->id) || mim_ptrmap_has(&seen_lam, out)) continue;
+        mim_ptrmap_put(&seen_lam, out, (void *)1);
         ents.len = 0;
         if (!phi_capable(w, out) || !entries(s, out, si, &ents)) {
             ok = false;
@@ -444,7 +444,7 @@ static bool analyse_loads(Ssa *s, SlotInfo *si) {
     mem_vec_free(&todo);
     mem_vec_free(&lams);
     mem_vec_free(&ents);
-    mem_map_free(&seen_lam);
+    mim_ptrmap_free(&seen_lam);
     return ok;
 }
 
@@ -469,10 +469,10 @@ static bool ptr_use_ok(Ssa *s, MimDef *P, MimDef *tup, uint32_t op, MemVec *load
 /* scope_controlled, cached per binder for the usual single-binder slots. */
 static bool scope_ok(Ssa *s, SlotInfo *si) {
     if (si->binders.len != 1) return scope_controlled(s, si);
-    uintptr_t c = (uintptr_t)mem_map_get(&s->scope_cache, si->binders.data[0]);
+    uintptr_t c = (uintptr_t)mim_ptrmap_get(&s->scope_cache, si->binders.data[0]);
     if (!c) {
         c = scope_controlled(s, si) ? 1 : 2;
-        mem_map_put(&s->scope_cache, si->binders.data[0], (void *)c);
+        mim_ptrmap_put(&s->scope_cache, si->binders.data[0], (void *)c);
     }
     return c == 1;
 }
@@ -520,21 +520,21 @@ static void ssa_prepare(MimPass *p) {
         si->id = id;
         si->slot = slot;
         si->T = mim_proj(w, mim_app_nth_arg(slot, 0), 2, 0);
-        SlotInfo *other = mem_map_get(&s->slot_by_id, id_key(id));
+        SlotInfo *other = mim_ptrmap_get(&s->slot_by_id, id_key(id));
         if (other) other->dup = si->dup = true;
-        else mem_map_put(&s->slot_by_id, id_key(id), si);
+        else mim_ptrmap_put(&s->slot_by_id, id_key(id), si);
         mem_vec_push(&s->slots, si);
     }
     for (size_t i = 0; i < s->slots.len; ++i) {
         SlotInfo *si = s->slots.data[i];
         classify(s, si);
         if (si->state == SLOT_PROMOTE)
-            for (size_t j = 0; j < si->binders.len; ++j) mem_map_put(&s->binders, si->binders.data[j], (void *)1);
+            for (size_t j = 0; j < si->binders.len; ++j) mim_ptrmap_put(&s->binders, si->binders.data[j], (void *)1);
     }
     /* The copies of a non-unique id share one state, kept in the info that
      * slot_by_id finds: any escaping copy keeps them all. */
     for (size_t i = 0; i < s->slots.len; ++i) {
-        SlotInfo *si = s->slots.data[i], *first = mem_map_get(&s->slot_by_id, id_key(si->id));
+        SlotInfo *si = s->slots.data[i], *first = mim_ptrmap_get(&s->slot_by_id, id_key(si->id));
         if (si == first || !si->dup) continue;
         if (si->state == SLOT_KEEP || first->state == SLOT_KEEP) first->state = SLOT_KEEP;
         else if (si->state < first->state) first->state = si->state; /* PROMOTE < STORES < DEAD */
@@ -544,7 +544,7 @@ static void ssa_prepare(MimPass *p) {
 
 /* Is X a φ-version carrying slot `id`? */
 static bool phi_has(Ssa *s, MimDef *X, uint64_t id) {
-    PhiInfo *pi = mem_map_get(&s->phi, X);
+    PhiInfo *pi = mim_ptrmap_get(&s->phi, X);
     for (size_t j = 0; pi && j < pi->num; ++j)
         if (pi->ids[j] == id) return true;
     return false;
@@ -559,13 +559,13 @@ static bool same_loc(MimLoc a, MimLoc b) {
 static void index_needs(Ssa *s) {
     MimWorld *w = world(s);
     for (size_t i = 0; i < s->need.cap; ++i) {
-        MimDef *X = (MimDef *)s->need.keys[i];
+        MimDef *X = (MimDef *)s->need.slots[i].key;
         if (!X) continue;
         MimDef *type = res(w, mim_def_type(X));
-        MemVec *v = mem_map_get(&s->need_by_type, type);
+        MemVec *v = mim_ptrmap_get(&s->need_by_type, type);
         if (!v) {
             v = mem_xcalloc(1, sizeof *v);
-            mem_map_put(&s->need_by_type, type, v);
+            mim_ptrmap_put(&s->need_by_type, type, v);
             mem_vec_push(&s->type_vecs, v);
         }
         mem_vec_push(v, X);
@@ -578,16 +578,16 @@ static void index_needs(Ssa *s) {
  * name, location and type (a wrong match would only add exact, unused φ
  * values: every value passed is the slot's contents at that point). */
 static Need *need_of(Ssa *s, MimDef *X) {
-    Need *need = mem_map_get(&s->need, X);
-    if (need || !is_lam_with_body(X) || mem_map_has(&s->made, X)) return need;
+    Need *need = mim_ptrmap_get(&s->need, X);
+    if (need || !is_lam_with_body(X) || mim_ptrmap_has(&s->made, X)) return need;
     MimLoc loc = mim_def_loc(X);
     MimSym name = mim_def_name(X);
-    MemVec *v = name && loc.begin.row ? mem_map_get(&s->need_by_type, res(world(s), mim_def_type(X))) : NULL;
+    MemVec *v = name && loc.begin.row ? mim_ptrmap_get(&s->need_by_type, res(world(s), mim_def_type(X))) : NULL;
     for (size_t i = 0; v && i < v->len; ++i) {
         MimDef *Y = v->data[i];
         if (mim_def_name(Y) == name && same_loc(mim_def_loc(Y), loc)) {
-            need = mem_map_get(&s->need, Y);
-            mem_map_put(&s->need, X, need);
+            need = mim_ptrmap_get(&s->need, Y);
+            mim_ptrmap_put(&s->need, X, need);
             return need;
         }
     }
@@ -600,14 +600,14 @@ static Need *need_of(Ssa *s, MimDef *X) {
  * rewriting, or NULL. */
 static MimDef *value_at(Ssa *s, uint64_t id, MimDef *node, MimDef *m) {
     MimWorld *w = world(s);
-    SlotInfo *si = mem_map_get(&s->slot_by_id, id_key(id));
+    SlotInfo *si = mim_ptrmap_get(&s->slot_by_id, id_key(id));
     MimDef *out = NULL;
     if (!si || (si->dup && !node)) return NULL;
     switch (walk(w, id, si->dup ? node : NULL, si->T, m, &out)) {
     case WALK_VALUE: return out;
     case WALK_PARAM: {
         if (si->dup) return NULL;
-        PhiInfo *pi = mem_map_get(&s->phi, out);
+        PhiInfo *pi = mim_ptrmap_get(&s->phi, out);
         for (size_t j = 0; pi && j < pi->num; ++j)
             if (pi->ids[j] == id) return mim_var_proj(w, out, pi->n, pi->base + j);
         return NULL;
@@ -633,7 +633,7 @@ static MimDef *forward_params(MimWorld *w, MimDef *dom, uint64_t n, MimDef *lam,
 
 /* The φ-version of X for the slots of `need` (created once per round). */
 static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
-    MimDef *done = mem_map_get(&s->version, X);
+    MimDef *done = mim_ptrmap_get(&s->version, X);
     if (done) return done;
     MimWorld *w = world(s);
     MimDef *pi = mem_lam_pi(w, X), *dom = mim_pi_dom(pi);
@@ -641,7 +641,7 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     MimDef **comps = mem_xcalloc(total, sizeof *comps);
     for (uint64_t i = 0; i < n; ++i) comps[i] = mem_comp_type(w, dom, n, i);
     for (size_t j = 0; j < need->num; ++j)
-        comps[n + j] = ((SlotInfo *)mem_map_get(&s->slot_by_id, id_key(need->ids[j])))->T;
+        comps[n + j] = ((SlotInfo *)mim_ptrmap_get(&s->slot_by_id, id_key(need->ids[j])))->T;
     MimDef *lam = mim_mut_lam(w, mim_pi(w, mim_sigma(w, comps, total), mim_pi_codom(pi), false));
     MimDef *out[2] = {NULL, NULL};
     bool ok = lam && mim_reduce(w, X, forward_params(w, dom, n, lam, total, comps), out) &&
@@ -655,12 +655,12 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     info->num = need->num;
     info->ids = mem_xcalloc(need->num, sizeof *info->ids);
     memcpy(info->ids, need->ids, need->num * sizeof *info->ids);
-    mem_map_put(&s->phi, lam, info);
-    mem_map_put(&s->made, lam, (void *)1);
+    mim_ptrmap_put(&s->phi, lam, info);
+    mim_ptrmap_put(&s->made, lam, (void *)1);
     mem_vec_push(&s->phis, info);
-    mem_map_put(&s->version, X, lam);
+    mim_ptrmap_put(&s->version, X, lam);
     /* Copies of lambdas nested in X now live under the new binder. */
-    if (mem_map_has(&s->binders, X)) mem_map_put(&s->binders, lam, (void *)1);
+    if (mim_ptrmap_has(&s->binders, X)) mim_ptrmap_put(&s->binders, lam, (void *)1);
     if (s->eta_exp) mim_eta_exp_derive(s->eta_exp, lam, X);
     return lam;
 }
@@ -694,7 +694,7 @@ static MimDef *wrapper(Ssa *s, MimDef *X, const Need *need, MimDef *const *vals)
     free(tmp);
     MimDef *body = call_phi(s, X, need, params, vals);
     if (!body || !mim_lam_set(w, lam, mim_lit_bool(w, false), body)) return NULL;
-    mem_map_put(&s->made, lam, (void *)1);
+    mim_ptrmap_put(&s->made, lam, (void *)1);
     if (mim_def_name(X)) mim_def_set_name(lam, mim_def_name(X));
     return lam;
 }
@@ -737,17 +737,17 @@ done:
 static bool rewrite_may_access(Ssa *s, MimDef *g) {
     MimWorld *w = world(s);
     g = res(w, g);
-    uintptr_t c = (uintptr_t)mem_map_get(&s->safe, g);
+    uintptr_t c = (uintptr_t)mim_ptrmap_get(&s->safe, g);
     if (c) return c == 2;
     bool acc;
     if (is_lam_with_body(g)) {
         acc = false;
         for (size_t i = 0; i < s->binders.cap && !acc; ++i)
-            if (s->binders.keys[i]) acc = mim_mentions_var(w, g, (MimDef *)s->binders.keys[i]);
+            if (s->binders.slots[i].key) acc = mim_mentions_var(w, g, (MimDef *)s->binders.slots[i].key);
     } else {
         acc = !mim_def_is_mut(g) && has_local_lam(w, g);
     }
-    mem_map_put(&s->safe, g, (void *)(uintptr_t)(acc ? 2 : 1));
+    mim_ptrmap_put(&s->safe, g, (void *)(uintptr_t)(acc ? 2 : 1));
     return acc;
 }
 
@@ -804,7 +804,7 @@ static MimDef *ssa_rewrite(MimPass *p, MimDef *d) {
     MimDef *slot = mim_match(d, MIM_mem_slot);
     uint64_t id;
     if (slot == d && mim_app_num_args(d) == 2 && slot_id(w, d, &id)) {
-        SlotInfo *si = mem_map_get(&s->slot_by_id, id_key(id));
+        SlotInfo *si = mim_ptrmap_get(&s->slot_by_id, id_key(id));
         if (!si || si->state != SLOT_DEAD) return d;
         MimDef *ptr = res(w, mim_proj(w, mim_def_type(d), 2, 1));
         return mim_tuple(w, (MimDef *[]){mim_proj(w, arg, 2, 0), mim_bot(w, ptr)}, 2);
@@ -826,17 +826,17 @@ static void ssa_fini(MimPass *p) {
     mem_vec_free(&s->phis);
     mem_vec_free(&s->slots);
     mem_vec_free(&s->needs);
-    mem_map_free(&s->slot_by_id);
-    mem_map_free(&s->need);
-    mem_map_free(&s->need_by_type);
+    mim_ptrmap_free(&s->slot_by_id);
+    mim_ptrmap_free(&s->need);
+    mim_ptrmap_free(&s->need_by_type);
     mem_vec_free(&s->type_vecs);
-    mem_map_free(&s->made);
-    mem_map_free(&s->version);
-    mem_map_free(&s->phi);
-    mem_map_free(&s->binders);
-    mem_map_free(&s->safe);
-    mem_map_free(&s->binder_of);
-    mem_map_free(&s->scope_cache);
+    mim_ptrmap_free(&s->made);
+    mim_ptrmap_free(&s->version);
+    mim_ptrmap_free(&s->phi);
+    mim_ptrmap_free(&s->binders);
+    mim_ptrmap_free(&s->safe);
+    mim_ptrmap_free(&s->binder_of);
+    mim_ptrmap_free(&s->scope_cache);
     mem_uses_free(&s->uses);
 }
 

@@ -12,7 +12,7 @@
 #include "ir/build.h"
 #include "ir/ir.h"
 #include "ir/world_impl.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

@@ -8,7 +8,7 @@
 #include "ir/check.h"
 #include "ir/ir.h"
 #include "ir/world_impl.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/vec.h"
 
 #include <inttypes.h>

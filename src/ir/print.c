@@ -20,7 +20,7 @@
 #include "ir/ir.h"
 #include "ir/world_impl.h"
 #include "util/arena.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

@@ -7,7 +7,7 @@
 
 #include "ir/ir.h"
 #include "util/arena.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/sym.h"
 #include "util/vec.h"
 

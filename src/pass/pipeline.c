@@ -6,7 +6,7 @@
 #include "mim/pass.h"
 #include "pass/cleanup.h"
 #include "pass/pm.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>

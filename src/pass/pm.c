@@ -15,7 +15,7 @@
 #include "pass/pm.h"
 
 #include "ir/check.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 

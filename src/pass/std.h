@@ -5,7 +5,7 @@
 
 #include "ir/check.h"
 #include "mim/pass.h"
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 
 /* Every standard pass instance starts like this. */
 typedef struct StdPass {

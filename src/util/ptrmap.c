@@ -1,6 +1,6 @@
 /* Pointer-keyed hash maps (see ptrmap.h): linear probing, load factor ≤ 1/2,
  * backward-shift deletion (no tombstones). */
-#include "util/ptrmap.h"
+#include "mim/ptrmap.h"
 
 #include "util/arena.h"
 #include "util/xalloc.h"

@@ -1,12 +1,13 @@
 /* Hash maps keyed by pointers (MimPtrMap) and by pointer pairs (MimPairMap),
  * with pointer values. Used for memo tables of the checking code
- * (α-equivalence, substitution, hole elimination) and World caches.
+ * (α-equivalence, substitution, hole elimination), World caches and passes
+ * (public: plugins use the same maps for their memo tables).
  * Open addressing with linear probing; keys are never NULL; values may be
  * NULL (use the *_find functions to tell "absent" from "mapped to NULL").
  * A zero-initialised map is empty and allocates nothing until the first put.
  * Iteration order is unspecified: never let it influence output. */
-#ifndef MIM_UTIL_PTRMAP_H
-#define MIM_UTIL_PTRMAP_H
+#ifndef MIM_PTRMAP_H
+#define MIM_PTRMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
