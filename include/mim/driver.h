@@ -26,6 +26,11 @@ typedef struct MimOptions {
     uint64_t scalarize_threshold;
     size_t stack_budget; /* bytes for nested β-reductions; 0 = the World's default */
     const char *argv0; /* to find <exe dir>/../lib/mim */
+    /* Prelude images (docs/startup.md): the standard plugin interfaces are
+     * loaded from images saved by the build instead of being emitted again.
+     * no_prelude turns that off; write_prelude saves the image of everything
+     * emitted before the input (the build's mim-prelude tool sets it). */
+    bool no_prelude, write_prelude;
 } MimOptions;
 
 void mim_options_init(MimOptions *o);

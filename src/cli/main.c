@@ -337,6 +337,10 @@ int main(int argc, char **argv) {
     MimOptions o;
     mim_options_init(&o);
     o.argv0 = argc > 0 ? argv[0] : "mim";
+    /* MIM_NO_PRELUDE=1: emit the plugin interfaces instead of loading their
+     * prelude images (docs/startup.md; the test suite compares both). */
+    const char *no_prelude = getenv("MIM_NO_PRELUDE");
+    o.no_prelude = no_prelude && *no_prelude && strcmp(no_prelude, "0") != 0;
     int r = parse_args(&o, argc, argv);
     if (r == 2) return 0;
     if (r == 1) return 1;

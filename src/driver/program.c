@@ -1,6 +1,7 @@
 /* Loading directive libraries and emitting a parsed program (program.h). */
 #include "driver/program.h"
 
+#include "driver/prelude.h"
 #include "fe/emit.h"
 
 void mim_program_load_directives(MimFe *fe, bool (*load)(void *user, const char *name, MimLoc loc),
@@ -18,9 +19,18 @@ static bool hook_loaded(void *reg, MimSym plugin) { return mim_registry_is_loade
 
 static MimNormalizer hook_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
 
-bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg) {
+bool mim_program_emit_prelude(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelude,
+                              bool write_prelude, FILE *err) {
     MimEmitHooks hooks = {hook_loaded, hook_normalizer, reg};
-    for (size_t i = 0, n = mim_fe_num_modules(fe); i < n; ++i)
+    size_t n = mim_fe_num_modules(fe);
+    size_t first = load_prelude ? mim_prelude_load(w, fe, reg) : 0;
+    for (size_t i = first; i < n; ++i) {
+        if (write_prelude && i + 1 == n && !mim_prelude_write(w, fe, reg, i, err)) return false;
         if (!mim_emit_module_with(w, mim_fe_module(fe, i), &hooks) || mim_world_has_error(w)) return false;
+    }
     return true;
+}
+
+bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg) {
+    return mim_program_emit_prelude(w, fe, reg, false, false, NULL);
 }

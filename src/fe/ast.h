@@ -346,6 +346,7 @@ struct MimAstModule {
     size_t num_decls;
     bool plugin_requested; /* some `plugin`/-p requested its library (never in bootstrap mode) */
     bool bound;            /* internal to the binder */
+    uint64_t text_hash;    /* of the source text (keys prelude images, driver/prelude.c) */
 };
 
 /* ---- annexes (semantics.md §12) -------------------------------------------- */

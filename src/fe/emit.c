@@ -105,10 +105,15 @@ static MimDef *make_axiom(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *typ
 
 /* All declarations of one %p.t agree on whether their type is a function
  * type (semantics.md §12.3). The annex's emitter slot remembers the first. */
+static const char fn_mark, value_mark;
+
+static const void *annex_mark(MimWorld *w, MimDef *type) {
+    MimDef *t = mim_resolve(w, type);
+    return t && mim_def_node(t) == MIM_PI ? &fn_mark : &value_mark;
+}
+
 static bool check_fn_consistency(Emitter *e, MimAstDecl *d, MimAnnex *annex, MimDef *type) {
-    static const char fn_mark, value_mark;
-    MimDef *t = mim_resolve(e->w, type);
-    const void *mark = t && mim_def_node(t) == MIM_PI ? &fn_mark : &value_mark;
+    const void *mark = annex_mark(e->w, type);
     if (!annex->user) annex->user = (void *)mark;
     if (annex->user == mark) return true;
     emit_error(e, d->u.axm.type->loc, "all declarations of annex '%s' have to be function types if any is",
@@ -280,3 +285,53 @@ bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hook
 }
 
 bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with(w, m, NULL); }
+
+/* ---- top-level names (for prelude images) ------------------------------------ */
+
+typedef void (*BinderFn)(void *user, MimBinder *b);
+
+static void ptrn_binders(MimAstPtrn *p, BinderFn fn, void *user) {
+    if (!p) return;
+    switch (p->kind) {
+    case MIM_PTRN_ID: fn(user, p->u.id.binder); break;
+    case MIM_PTRN_GROUP:
+        for (size_t i = 0; i < p->u.group.num_members; ++i) fn(user, p->u.group.members[i]);
+        break;
+    case MIM_PTRN_TUPLE:
+        for (size_t i = 0; i < p->u.tuple.num_elems; ++i) ptrn_binders(p->u.tuple.elems[i], fn, user);
+        break;
+    default: break;
+    }
+    if (p->alias) fn(user, p->alias);
+}
+
+static void decl_binders(MimAstDecl *d, BinderFn fn, void *user) {
+    switch (d->kind) {
+    case MIM_DECL_AXM:
+        if (d->u.axm.num_subs == 0) fn(user, d->u.axm.name);
+        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
+            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) fn(user, d->u.axm.subs[i].names[k]);
+        break;
+    case MIM_DECL_LET: ptrn_binders(d->u.let.ptrn, fn, user); break;
+    case MIM_DECL_FUN:
+    case MIM_DECL_REC:
+        for (MimAstDecl *c = d; c; c = c->next)
+            fn(user, c->kind == MIM_DECL_FUN ? c->u.fun->name : c->u.rec.name);
+        break;
+    case MIM_DECL_CDECL: fn(user, d->u.cdecl.name); break;
+    default: break;
+    }
+}
+
+void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
+    for (size_t i = 0; i < m->num_decls; ++i) decl_binders(m->decls[i], fn, user);
+}
+
+void mim_emit_restore_annexes(MimWorld *w, MimAstModule *m) {
+    for (size_t i = 0; i < m->num_decls; ++i) {
+        MimAstDecl *d = m->decls[i];
+        if (d->kind != MIM_DECL_AXM || !d->u.axm.annex || d->u.axm.annex->user) continue;
+        MimBinder *b = d->u.axm.num_subs ? d->u.axm.subs[0].names[0] : d->u.axm.name;
+        if (b && b->def) d->u.axm.annex->user = (void *)annex_mark(w, mim_def_type(b->def));
+    }
+}

@@ -36,4 +36,14 @@ typedef struct MimEmitHooks {
 bool mim_emit_module(MimWorld *w, MimAstModule *m);
 bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks);
 
+/* The binders of m's top-level declarations (the names later modules can
+ * see), in declaration order; fn(user, binder) for each. */
+void mim_emit_top_binders(MimAstModule *m, void (*fn)(void *user, MimBinder *b), void *user);
+
+/* For modules whose nodes came from a prelude image instead of emission
+ * (driver/prelude.c): what emitting their axioms would have noted about
+ * each annex (whether it is a function type), so later declarations of the
+ * same annex are checked as usual. */
+void mim_emit_restore_annexes(MimWorld *w, MimAstModule *m);
+
 #endif

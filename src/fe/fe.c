@@ -3,6 +3,7 @@
  * files, and the entry points for plugins, the input and binding. */
 #include "fe/fe_impl.h"
 
+#include "util/sym.h"
 #include "util/xalloc.h"
 
 #include <string.h>
@@ -160,6 +161,7 @@ static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, siz
     MimAstModule *m = mim_parse_module_(fe, r->pub.path, text, len, md);
     m->name = r->pub.name;
     m->plugin_requested = r->pub.plugin_requested;
+    m->text_hash = mim_hash_bytes(text, len);
     r->pub.module = m;
     return m;
 }

@@ -28,6 +28,12 @@ void mim_check_world_fini(MimWorld *w);
 void mim_fv_world_fini(MimWorld *w);    /* part of mim_check_world_fini */
 void mim_subst_world_fini(MimWorld *w); /* part of mim_check_world_fini */
 
+/* The reduction cache as data, for World images (image.c): an entry's
+ * reduct, and the way to put an entry back. */
+void mim_reduct_get(const void *reduct, uintptr_t *gen, size_t *n, MimDef *const **ops);
+void mim_reduce_cache_put(MimWorld *w, MimDef *binder, MimDef *arg, uintptr_t gen,
+                          MimDef *const *ops, size_t n);
+
 /* ---- holes (infer.c, semantics.md §7) ------------------------------------ */
 /* True iff d is an Infer node whose solution is unset. */
 bool mim_is_open_hole(const MimDef *d);

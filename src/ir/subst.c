@@ -235,12 +235,24 @@ static MimReduct *cached(MimWorld *w, MimDef *mut, MimDef *arg) {
     return r->gen == binder_gen(w, mut) ? r : NULL;
 }
 
-static void store(MimWorld *w, MimDef *mut, MimDef *arg, MimDef *const *ops, size_t n) {
+void mim_reduce_cache_put(MimWorld *w, MimDef *binder, MimDef *arg, uintptr_t gen,
+                          MimDef *const *ops, size_t n) {
     MimReduct *r = mim_arena_alloc(&w->check_arena, sizeof *r + n * sizeof *ops);
-    r->gen = binder_gen(w, mut);
+    r->gen = gen;
     r->n = n;
     for (size_t i = 0; i < n; ++i) r->ops[i] = ops[i];
-    mim_pairmap_put(&w->reduce_cache, mut, arg, r);
+    mim_pairmap_put(&w->reduce_cache, binder, arg, r);
+}
+
+void mim_reduct_get(const void *reduct, uintptr_t *gen, size_t *n, MimDef *const **ops) {
+    const MimReduct *r = reduct;
+    *gen = r->gen;
+    *n = r->n;
+    *ops = r->ops;
+}
+
+static void store(MimWorld *w, MimDef *mut, MimDef *arg, MimDef *const *ops, size_t n) {
+    mim_reduce_cache_put(w, mut, arg, binder_gen(w, mut), ops, n);
 }
 
 bool mim_reduce(MimWorld *w, MimDef *mut, MimDef *arg, MimDef **out) {

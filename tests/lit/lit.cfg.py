@@ -13,6 +13,7 @@ llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-14/bin")
 config.test_exec_root = os.path.join(build, "lit")
 
 config.substitutions.append(("%mim", os.path.join(build, "bin", "mim")))
+config.substitutions.append(("%plugdir", os.path.join(build, "lib", "mim")))
 config.substitutions.append(("%plugins", os.path.join(config.test_source_root, "..", "..", "plugins")))
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.path.join(build, "bin"), config.environment.get("PATH", "/usr/bin:/bin")])
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):

@@ -1,0 +1,195 @@
+/* Prelude images (prelude.h). File layout: magic, format version, the key
+ * (module count, then per module: name, text hash, loaded bits), the World
+ * image (ir/image.h), then per module the gids its top-level binders denote,
+ * and a final magic. The file name is the key's hash, so finding the image
+ * of a prefix costs one failed open per shorter prefix tried. */
+#include "driver/prelude.h"
+
+#include "fe/emit.h"
+#include "ir/image.h"
+#include "util/sym.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PRELUDE_MAGIC 0x31444c5250494dull /* "MIPRLD1" */
+#define PRELUDE_FORMAT 1u
+#define PRELUDE_DIR "prelude"
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static bool annex_plugin_loaded(MimRegistry *reg, MimAnnex *a) {
+    return a && a->plugin && mim_registry_is_loaded(reg, a->plugin);
+}
+
+/* Everything about module m that emission can observe besides its text:
+ * whether the plugins of the annexes it declares are loaded. */
+static uint64_t loaded_bits(MimAstModule *m, MimRegistry *reg) {
+    uint64_t h = mim_hash_mix(0, m->name ? mim_registry_is_loaded(reg, m->name) : 2);
+    for (size_t i = 0; i < m->num_decls; ++i) {
+        MimAstDecl *d = m->decls[i];
+        MimAnnex *a = d->kind == MIM_DECL_AXM ? d->u.axm.annex
+                      : d->kind == MIM_DECL_LET ? d->u.let.annex
+                      : d->kind == MIM_DECL_REC ? d->u.rec.annex
+                      : d->kind == MIM_DECL_FUN ? d->u.fun->annex
+                                                : NULL;
+        if (a) h = mim_hash_mix(h, annex_plugin_loaded(reg, a));
+    }
+    return h;
+}
+
+static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
+    mim_bytes_u64(b, PRELUDE_MAGIC);
+    mim_bytes_u32(b, PRELUDE_FORMAT);
+    mim_bytes_u64(b, mim_world_scalarize_threshold(w));
+    mim_bytes_u32(b, mim_world_aggr_lam_spec(w));
+    mim_bytes_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; ++i) {
+        MimAstModule *m = mim_fe_module(fe, i);
+        mim_bytes_str(b, m->name);
+        mim_bytes_u64(b, m->text_hash);
+        mim_bytes_u64(b, loaded_bits(m, reg));
+    }
+}
+
+/* <dir of the first module>/prelude/<key hash>.mimp (heap string). */
+static char *image_path(MimFe *fe, const MimBytes *key) {
+    const char *first = mim_fe_module(fe, 0)->path;
+    const char *slash = first ? strrchr(first, '/') : NULL;
+    size_t dir = slash ? (size_t)(slash - first) + 1 : 0;
+    size_t len = dir + sizeof PRELUDE_DIR + 16 + sizeof ".mimp" + 1;
+    char *path = mim_xmalloc(len);
+    snprintf(path, len, "%.*s%s/%016llx.mimp", (int)dir, first ? first : "", PRELUDE_DIR,
+             (unsigned long long)mim_hash_bytes(key->data, key->len));
+    return path;
+}
+
+/* ---- binders ------------------------------------------------------------------ */
+
+typedef struct BinderOut {
+    MimBytes *out;
+    uint32_t count;
+} BinderOut;
+
+static void put_binder(void *user, MimBinder *b) {
+    BinderOut *o = user;
+    mim_bytes_u32(o->out, b && b->def ? mim_def_gid(b->def) : 0);
+    o->count++;
+}
+
+typedef struct BinderIn {
+    MimByteReader *in;
+    MimDef **by_gid;
+    uint32_t num_gids;
+    MimBinder **binders; /* collected first, bound only once all are read */
+    MimDef **defs;
+    size_t len, cap;
+} BinderIn;
+
+static void take_binder(void *user, MimBinder *b) {
+    BinderIn *bi = user;
+    uint32_t gid = mim_read_u32(bi->in);
+    if (gid >= bi->num_gids || (gid && !bi->by_gid[gid])) bi->in->ok = false;
+    if (!bi->in->ok || !b) return;
+    if (bi->len == bi->cap) {
+        bi->cap = bi->cap ? 2 * bi->cap : 256;
+        bi->binders = mim_xrealloc(bi->binders, bi->cap * sizeof *bi->binders);
+        bi->defs = mim_xrealloc(bi->defs, bi->cap * sizeof *bi->defs);
+    }
+    bi->binders[bi->len] = b;
+    bi->defs[bi->len++] = gid ? bi->by_gid[gid] : NULL;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+static uint8_t *read_whole(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *buf = NULL;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size > 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = mim_xmalloc((size_t)size);
+        if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(f);
+    *len = (size_t)(size > 0 ? size : 0);
+    return buf;
+}
+
+static MimNormalizer image_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
+
+/* The image of exactly the first n modules, if there is one. */
+static bool load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
+    MimBytes key = {0};
+    put_key(&key, w, fe, reg, n);
+    char *path = image_path(fe, &key);
+    size_t len = 0;
+    uint8_t *data = read_whole(path, &len);
+    free(path);
+    bool ok = data && len >= key.len && memcmp(data, key.data, key.len) == 0;
+    MimByteReader in = {ok ? data + key.len : NULL, data + len, ok};
+    uint32_t num_gids = 0;
+    MimDef **by_gid = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_gids) : NULL;
+    BinderIn bi = {&in, by_gid, num_gids, NULL, NULL, 0, 0};
+    for (size_t i = 0; by_gid && in.ok && i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), take_binder, &bi);
+    ok = by_gid && in.ok && mim_read_u64(&in) == PRELUDE_MAGIC && in.p == in.end;
+    if (ok) {
+        for (size_t i = 0; i < bi.len; ++i) bi.binders[i]->def = bi.defs[i];
+        for (size_t i = 0; i < n; ++i) mim_emit_restore_annexes(w, mim_fe_module(fe, i));
+    }
+    free(bi.binders);
+    free(bi.defs);
+    free(by_gid);
+    free(data);
+    mim_vec_free(&key);
+    return ok;
+}
+
+size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
+    size_t num = mim_fe_num_modules(fe);
+    for (size_t n = num ? num - 1 : 0; n > 0; --n)
+        if (load_prefix(w, fe, reg, n)) return n;
+    return 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+typedef MIM_VEC(MimDef *) DefList;
+
+static void add_root(void *user, MimBinder *b) {
+    if (b && b->def) mim_vec_push((DefList *)user, b->def);
+}
+
+bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE *err) {
+    if (n == 0) return true;
+    MimBytes b = {0};
+    put_key(&b, w, fe, reg, n);
+    char *path = image_path(fe, &b);
+    DefList roots = {0}; /* the binders' nodes must be in the image */
+    for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), add_root, &roots);
+    mim_image_write(w, roots.data, roots.len, &b);
+    mim_vec_free(&roots);
+    BinderOut out = {&b, 0};
+    for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), put_binder, &out);
+    mim_bytes_u64(&b, PRELUDE_MAGIC);
+
+    char *slash = strrchr(path, '/');
+    if (slash) { /* the prelude directory */
+        *slash = 0;
+        mkdir(path, 0777);
+        *slash = '/';
+    }
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) fprintf(err, "error: cannot write prelude image \"%s\": %s\n", path, strerror(errno));
+    free(path);
+    mim_vec_free(&b);
+    return ok;
+}

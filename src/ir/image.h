@@ -1,0 +1,54 @@
+/* World images: the complete state of a World (every node with its gid,
+ * names, locations, externals, annexes, the β-reduction cache and the
+ * counters) as bytes, and the way back into a fresh World, node for node.
+ * A World read from an image is indistinguishable from the one written:
+ * same gids, same hash-table contents, same later gid consumption. The
+ * driver uses images to skip re-emitting the standard plugin interfaces on
+ * every run (driver/prelude.c). */
+#ifndef MIM_IR_IMAGE_H
+#define MIM_IR_IMAGE_H
+
+#include "mim/plugin.h"
+#include "mim/world.h"
+#include "util/vec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef MIM_VEC(uint8_t) MimBytes;
+
+/* Little helpers for the byte formats built on images (native byte order:
+ * images are caches for the machine that wrote them). */
+void mim_bytes_u32(MimBytes *b, uint32_t x);
+void mim_bytes_u64(MimBytes *b, uint64_t x);
+void mim_bytes_str(MimBytes *b, const char *s); /* NULL allowed */
+
+typedef struct MimByteReader {
+    const uint8_t *p, *end;
+    bool ok; /* false once a read ran past the end or met a bad value */
+} MimByteReader;
+
+uint32_t mim_read_u32(MimByteReader *r);
+uint64_t mim_read_u64(MimByteReader *r);
+/* A string written by mim_bytes_str, interned in w (NULL stays NULL). */
+MimSym mim_read_sym(MimByteReader *r, MimWorld *w);
+
+/* Appends the image of w: every hash-consed node and everything reachable
+ * from those nodes, the externals, the annexes, the reduction cache and
+ * roots[0..n). Nodes are referred to by gid elsewhere in the caller's data. */
+void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out);
+
+/* Normalizer of axiom `id`, or NULL if its plugin is not loaded. */
+typedef MimNormalizer (*MimImageNormFn)(void *user, uint64_t id);
+
+/* Reads an image into w, which must hold no node besides its builtins.
+ * Returns the nodes indexed by gid (*num_gids entries, NULL where no node
+ * has that gid; caller frees), or NULL if the image is malformed or names an
+ * axiom whose normalizer `norm` cannot provide. w is unchanged when the
+ * image fails its checks; an image that passes them but lies (duplicate
+ * nodes) leaves some of its nodes behind as garbage. */
+MimDef **mim_image_read(MimWorld *w, MimByteReader *r, MimImageNormFn norm, void *user,
+                        uint32_t *num_gids);
+
+#endif

@@ -1,0 +1,165 @@
+/* World images (src/ir/image.h), the machinery behind prelude images: a
+ * World read back from its image prints the same (gids included), has the
+ * same node count and gid counter, keeps normalizers, externals, annexes
+ * and mutables, goes on consuming gids exactly like the original, and an
+ * image that is cut short or damaged is refused without a crash. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "ir/image.h"
+#include "ir/print.h"
+#include "mim/session.h"
+#include "mim/world.h"
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CORE_ID 0x1104c60000000000ull
+#define CORE_MINUS (CORE_ID | 0x800) /* %core.minus (docs/plugin-interfaces.md) */
+
+static const char program[] =
+    "plugin core;\n"
+    "plugin mem;\n"
+    "let two = %core.nat.add (1, 1);\n"
+    "lam extern f (n: Nat): Nat = %core.nat.mul (n, two);\n"
+    "fun extern g (m: %mem.M, x: I32): [%mem.M, I32] = return (m, %core.wrap.add 0 (x, 1I32));\n";
+
+static char *dump(MimWorld *w) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    MimPrintOptions po = {.dump_gid = 2};
+    mim_print_world(w, f, &po, NULL, 0);
+    fclose(f);
+    return buf;
+}
+
+static MimNormalizer no_normalizer(void *user, uint64_t id) {
+    (void)user, (void)id;
+    return NULL;
+}
+
+/* The normalizers of the original World, found through its annexes. */
+static MimNormalizer same_normalizer(void *user, uint64_t id) {
+    MimDef *ax = mim_annex(user, id);
+    return ax ? mim_axiom_normalizer(ax) : NULL;
+}
+
+static MimSession *built(void) {
+    MimSession *s = mim_session_new(NULL, 0);
+    CHECK(mim_session_source(s, "image.mim", program, sizeof program - 1));
+    CHECK(mim_session_build(s));
+    return s;
+}
+
+static void test_round_trip(void) {
+    MimSession *s = built();
+    MimWorld *w = mim_session_world(s);
+    MimBytes img = {0};
+    mim_image_write(w, NULL, 0, &img);
+
+    MimWorld *copy = mim_world_new();
+    MimByteReader in = {img.data, img.data + img.len, true};
+    uint32_t num_gids = 0;
+    MimDef **by_gid = mim_image_read(copy, &in, same_normalizer, w, &num_gids);
+    CHECK(by_gid != NULL);
+    CHECK(num_gids == mim_world_gid_counter(w) + 1);
+    CHECK(mim_world_gid_counter(copy) == mim_world_gid_counter(w));
+    CHECK(mim_world_num_nodes(copy) == mim_world_num_nodes(w));
+    CHECK(mim_world_num_externals(copy) == mim_world_num_externals(w));
+    char *a = dump(w), *b = dump(copy);
+    CHECK(strcmp(a, b) == 0);
+    free(a), free(b);
+
+    /* The copy goes on exactly like the original: same new nodes, same gids,
+     * and the normalizers came along (%core.minus folds). */
+    MimDef *m1 = mim_annex(w, CORE_MINUS), *m2 = mim_annex(copy, CORE_MINUS);
+    CHECK(m1 && m2 && mim_def_gid(m1) == mim_def_gid(m2));
+    MimDef *r1 = mim_iapp(w, mim_iapp(w, m1, mim_lit_nat(w, 0)), mim_lit_idx(w, 256, 42));
+    MimDef *r2 = mim_iapp(copy, mim_iapp(copy, m2, mim_lit_nat(copy, 0)), mim_lit_idx(copy, 256, 42));
+    uint64_t v1 = 0, v2 = 0;
+    CHECK(r1 && r2 && mim_def_lit(r1, &v1) && mim_def_lit(r2, &v2) && v1 == 214 && v2 == 214);
+    CHECK(mim_def_gid(r1) == mim_def_gid(r2));
+    CHECK(mim_world_gid_counter(copy) == mim_world_gid_counter(w));
+    MimDef *f1 = mim_world_lookup_external(w, mim_world_sym(w, "f"));
+    MimDef *f2 = mim_world_lookup_external(copy, mim_world_sym(copy, "f"));
+    CHECK(f1 && f2 && f1 != f2 && mim_def_is_mut(f2) && mim_def_gid(f1) == mim_def_gid(f2));
+    CHECK(by_gid[mim_def_gid(f2)] == f2);
+
+    free(by_gid);
+    mim_world_free(copy);
+    mim_vec_free(&img);
+    mim_session_free(s);
+}
+
+/* An image names the normalizers it needs: without them it is refused. */
+static void test_missing_normalizer_refused(void) {
+    MimSession *s = built();
+    MimBytes img = {0};
+    mim_image_write(mim_session_world(s), NULL, 0, &img);
+    MimWorld *copy = mim_world_new();
+    uint32_t gid0 = mim_world_gid_counter(copy);
+    MimByteReader in = {img.data, img.data + img.len, true};
+    uint32_t n = 0;
+    CHECK(mim_image_read(copy, &in, no_normalizer, NULL, &n) == NULL);
+    CHECK(mim_world_gid_counter(copy) == gid0 && mim_world_num_externals(copy) == 0);
+    mim_world_free(copy);
+    mim_vec_free(&img);
+    mim_session_free(s);
+}
+
+/* Only a World with nothing but its builtins can take an image. */
+static void test_used_world_refused(void) {
+    MimSession *s = built();
+    MimBytes img = {0};
+    mim_image_write(mim_session_world(s), NULL, 0, &img);
+    MimWorld *used = mim_world_new();
+    mim_lit_nat(used, 77);
+    MimByteReader in = {img.data, img.data + img.len, true};
+    uint32_t n = 0;
+    CHECK(mim_image_read(used, &in, same_normalizer, mim_session_world(s), &n) == NULL);
+    mim_world_free(used);
+    mim_vec_free(&img);
+    mim_session_free(s);
+}
+
+/* Every truncation and a sweep of damaged bytes: refused or read, never a
+ * crash (the sanitizer build checks the memory accesses). */
+static void test_damaged_images(void) {
+    MimSession *s = built();
+    MimWorld *w = mim_session_world(s);
+    MimBytes img = {0};
+    mim_image_write(w, NULL, 0, &img);
+    unsigned refused = 0, tries = 0;
+    for (size_t cut = 0; cut < img.len; cut += 1 + cut / 16) {
+        MimWorld *copy = mim_world_new();
+        MimByteReader in = {img.data, img.data + cut, true};
+        uint32_t n = 0;
+        MimDef **t = mim_image_read(copy, &in, same_normalizer, w, &n);
+        refused += t == NULL, tries++;
+        free(t);
+        mim_world_free(copy);
+    }
+    CHECK(refused == tries); /* a cut image always misses its end marker */
+    uint8_t *bad = malloc(img.len);
+    for (size_t pos = 0; pos < img.len; pos += 1 + img.len / 300) {
+        memcpy(bad, img.data, img.len);
+        bad[pos] ^= 0xa5;
+        MimWorld *copy = mim_world_new();
+        MimByteReader in = {bad, bad + img.len, true};
+        uint32_t n = 0;
+        free(mim_image_read(copy, &in, same_normalizer, w, &n));
+        mim_world_free(copy);
+    }
+    free(bad);
+    mim_vec_free(&img);
+    mim_session_free(s);
+}
+
+int main(void) {
+    RUN(test_round_trip);
+    RUN(test_missing_normalizer_refused);
+    RUN(test_used_world_refused);
+    RUN(test_damaged_images);
+    return unit_summary();
+}
