@@ -133,7 +133,8 @@ static bool load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
     uint8_t *data = read_whole(path, &len);
     free(path);
     bool ok = data && len >= key.len && memcmp(data, key.data, key.len) == 0;
-    MimByteReader in = {ok ? data + key.len : NULL, data + len, ok};
+    MimByteReader in = {NULL, NULL, false};
+    if (ok) in = (MimByteReader){data + key.len, data + len, true};
     uint32_t num_gids = 0;
     MimDef **by_gid = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_gids) : NULL;
     BinderIn bi = {&in, by_gid, num_gids, NULL, NULL, 0, 0};
