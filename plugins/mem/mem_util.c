@@ -61,10 +61,16 @@ static void visit(MimPtrMap *seen, MemVec *todo, MimDef *d) {
 }
 
 void mem_uses_build(MemUses *u, MimWorld *w) {
+    /* The maps end up with about one entry per reachable node (the count of
+     * the previous build, else at most half the World's nodes): sized once,
+     * they are not rehashed while they grow. */
+    size_t expect = u->nodes.len ? u->nodes.len : mim_world_num_nodes(w) / 2;
     mim_ptrmap_clear(&u->first);
+    mim_ptrmap_reserve(&u->first, expect);
     u->len = 0;
     u->nodes.len = 0;
     MimPtrMap seen = {0};
+    mim_ptrmap_reserve(&seen, expect);
     MemVec todo = {0};
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
         visit(&seen, &todo, mim_world_external(w, i));

@@ -13,7 +13,11 @@ typedef struct MimFreeVars MimFreeVars; /* cached free-variable set of a mutable
 struct MimDef {
     MimDef *type;   /* NULL only for Univ; for mutables may be replaced */
     uint64_t flags; /* literal value, annex id, implicit bit, hole rank, ... */
-    uint64_t hash;  /* immutables: structural hash (computed from gids) */
+    uint32_t hash;  /* immutables: structural hash (computed from gids) */
+    /* Index of the node's record in the side table of the traversal running
+     * over its World (pass manager, pm.c); meaningful only to that table,
+     * which checks that the record it points to names this node. */
+    uint32_t scratch;
     uint32_t gid;
     uint32_t num_ops;
     uint8_t node;     /* MimNode */

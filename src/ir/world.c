@@ -12,16 +12,17 @@
 
 /* ---- hash-consing ------------------------------------------------------- */
 
-static uint64_t structural_hash(MimNode node, const MimDef *type, uint64_t flags,
+/* 32 bits: enough for any table, and MimDef keeps room for its scratch index. */
+static uint32_t structural_hash(MimNode node, const MimDef *type, uint64_t flags,
                                 MimDef *const *ops, size_t n) {
     uint64_t h = mim_hash_mix(0x6d696d6972ull, node);
     h = mim_hash_mix(h, flags);
     h = mim_hash_mix(h, type ? type->gid : 0);
     for (size_t i = 0; i < n; ++i) h = mim_hash_mix(h, ops[i]->gid);
-    return mim_hash_mix(h, n);
+    return (uint32_t)mim_hash_mix(h, n);
 }
 
-static bool same_node(const MimDef *d, uint64_t hash, MimNode node, const MimDef *type,
+static bool same_node(const MimDef *d, uint32_t hash, MimNode node, const MimDef *type,
                       uint64_t flags, MimDef *const *ops, size_t n) {
     if (d->hash != hash || d->node != node || d->flags != flags || d->num_ops != n ||
         d->type != type)
@@ -32,7 +33,7 @@ static bool same_node(const MimDef *d, uint64_t hash, MimNode node, const MimDef
 }
 
 /* Slot holding the node equal to the key, or the empty slot where it goes. */
-static MimDef **table_find(MimHashSet *t, uint64_t hash, MimNode node, const MimDef *type,
+static MimDef **table_find(MimHashSet *t, uint32_t hash, MimNode node, const MimDef *type,
                            uint64_t flags, MimDef *const *ops, size_t n) {
     size_t mask = t->cap - 1;
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
@@ -76,7 +77,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
 
     MimHashSet *t = &w->table;
     if (2 * (t->len + 1) > t->cap) table_grow(t);
-    uint64_t hash = structural_hash(node, type, flags, ops, n);
+    uint32_t hash = structural_hash(node, type, flags, ops, n);
     MimDef **slot = table_find(t, hash, node, type, flags, ops, n);
     if (w->frozen) return *slot; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */

@@ -198,6 +198,9 @@ static bool run_steps(MimPipeline *pb, MimWorld **w, const MimWorld *keep) {
              * (decision, docs/optimizer.md). The front end's World is always
              * cleaned up once. */
             uint64_t before = mim_world_mutations(*w);
+            /* A phase without passes (e.g. of a nullptr_pass) would only
+             * walk the whole program and change nothing. */
+            if (*w != keep && mim_pm_num_passes(s->pm) == 0) break;
             if (!mim_pm_run(s->pm, *w)) return false;
             if ((*w == keep || mim_world_mutations(*w) != before) && !mim_swap_cleanup(w, keep))
                 return false;

@@ -11,17 +11,33 @@
  * the uses of every reachable mutable are counted (mim_pass_uses) and the
  * passes' prepare hooks run; a pass that wants another traversal says so with
  * mim_pass_changed. Everything happens in one World; the caller runs the
- * cleanup afterwards. */
+ * cleanup afterwards.
+ *
+ * What a round knows about a node (walked, rewritten to, uses) lives in one
+ * side table, in the order the round first meets the nodes, and each node
+ * holds its index there (MimDef.scratch). Hash maps keyed by node would cost
+ * a cache and TLB miss per access once the program outgrows the caches; the
+ * side table is touched where the node is, in traversal order. */
 #include "pass/pm.h"
 
 #include "ir/check.h"
-#include "mim/ptrmap.h"
 #include "util/vec.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+
+/* A node's record for the current round. */
+typedef struct NodeInfo {
+    MimDef *def;
+    MimDef *memo;           /* rewritten to (this round), NULL = not yet */
+    uint32_t uses, callees; /* mutables: uses, and uses as a callee */
+    uint8_t seen;           /* the walk that last reached it (Walk) */
+} NodeInfo;
+
+/* The two walks of a round; each marks the nodes it has reached. */
+typedef enum Walk { WALK_NONE, WALK_USES, WALK_TRAVERSAL } Walk;
 
 struct MimPassMan {
     MimPass **passes;
@@ -32,9 +48,7 @@ struct MimPassMan {
     bool changed;     /* some pass asked for another round */
     bool failed;
     uintptr_t stack_base; /* C stack position at the start of the run */
-    MimPtrMap memo;   /* old -> rewritten (this round) */
-    MimPtrMap seen;   /* mutables pushed / nodes walked (this round) */
-    MimPtrMap uses;   /* mutable -> (uses << 32 | callee uses), from the round start */
+    MIM_VEC(NodeInfo) info; /* this round's records, indexed by MimDef.scratch */
     MimDefVec stack;  /* work stack of mutables */
     MimDefVec walk;   /* scratch stack of iterative walks */
 };
@@ -49,9 +63,7 @@ void mim_pm_free(MimPassMan *pm) {
         free(p);
     }
     free(pm->passes);
-    mim_ptrmap_free(&pm->memo);
-    mim_ptrmap_free(&pm->seen);
-    mim_ptrmap_free(&pm->uses);
+    mim_vec_free(&pm->info);
     mim_vec_free(&pm->stack);
     mim_vec_free(&pm->walk);
     free(pm);
@@ -82,10 +94,43 @@ MimWorld *mim_pass_world(const MimPass *p) { return p->pm->w; }
 MimDef *mim_pass_cur(const MimPass *p) { return p->pm->cur; }
 void mim_pass_changed(MimPass *p) { p->pm->changed = true; }
 
+/* ---- the side table ------------------------------------------------------- */
+
+/* d's record of this round, or NULL. A stale index (from an earlier round or
+ * another pass manager) points past the end or to another node's record. */
+static NodeInfo *info_find(const MimPassMan *pm, const MimDef *d) {
+    uint32_t k = d->scratch;
+    return k < pm->info.len && pm->info.data[k].def == d ? &pm->info.data[k] : NULL;
+}
+
+/* d's record, created if absent. Valid until the next info_get. */
+static NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
+    NodeInfo *r = info_find(pm, d);
+    if (r) return r;
+    d->scratch = (uint32_t)pm->info.len;
+    mim_vec_push(&pm->info, ((NodeInfo){d, NULL, 0, 0, WALK_NONE}));
+    return &mim_vec_last(&pm->info);
+}
+
+/* Marks d as reached by walk; false if it already was. */
+static bool reach(MimPassMan *pm, MimDef *d, Walk walk) {
+    NodeInfo *r = info_get(pm, d);
+    if (r->seen == walk) return false;
+    r->seen = (uint8_t)walk;
+    return true;
+}
+
+static MimDef *memo_get(const MimPassMan *pm, const MimDef *d) {
+    const NodeInfo *r = info_find(pm, d);
+    return r ? r->memo : NULL;
+}
+
+static void memo_put(MimPassMan *pm, MimDef *d, MimDef *res) { info_get(pm, d)->memo = res; }
+
 unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee) {
-    uintptr_t v = (uintptr_t)mim_ptrmap_get(&p->pm->uses, mut);
-    if (callee) *callee = (unsigned)(v & 0xffffffffu);
-    return (unsigned)((uint64_t)v >> 32);
+    const NodeInfo *r = info_find(p->pm, mut);
+    if (callee) *callee = r ? r->callees : 0;
+    return r ? r->uses : 0;
 }
 
 static bool participates(const MimPassMan *pm, const MimPass *p) {
@@ -96,34 +141,31 @@ static bool participates(const MimPassMan *pm, const MimPass *p) {
 
 static void count_use(MimPassMan *pm, MimDef *op, bool callee) {
     if (!op || !op->is_mut) return;
-    void **slot = mim_ptrmap_find(&pm->uses, op);
-    uint64_t v = slot ? (uint64_t)(uintptr_t)*slot : 0;
-    v += (uint64_t)1 << 32;
-    if (callee) v += 1;
-    mim_ptrmap_put(&pm->uses, op, (void *)(uintptr_t)v);
+    NodeInfo *r = info_get(pm, op);
+    r->uses++;
+    if (callee) r->callees++;
 }
 
 /* Walk everything reachable from the externals (types included) once and
  * count, per mutable, the (node, operand) pairs that refer to it. */
 static void count_uses(MimPassMan *pm) {
     MimWorld *w = pm->w;
-    mim_ptrmap_clear(&pm->uses);
-    mim_ptrmap_clear(&pm->seen);
+    pm->info.len = 0; /* a new round: every record is stale */
     pm->walk.len = 0;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
         count_use(pm, ext, false);
-        if (mim_ptrmap_add(&pm->seen, ext, NULL, NULL)) mim_vec_push(&pm->walk, ext);
+        if (reach(pm, ext, WALK_USES)) mim_vec_push(&pm->walk, ext);
     }
     while (pm->walk.len) {
         MimDef *d = mim_vec_pop(&pm->walk);
         if (d->node == MIM_VAR) continue; /* its operand is its binder, not a use */
-        if (d->type && mim_ptrmap_add(&pm->seen, d->type, NULL, NULL)) mim_vec_push(&pm->walk, d->type);
+        if (d->type && reach(pm, d->type, WALK_USES)) mim_vec_push(&pm->walk, d->type);
         for (uint32_t i = 0; i < d->num_ops; ++i) {
             MimDef *op = d->ops[i] ? mim_res(w, d->ops[i]) : NULL;
             if (!op) continue;
             count_use(pm, op, d->node == MIM_APP && i == 0);
-            if (mim_ptrmap_add(&pm->seen, op, NULL, NULL)) mim_vec_push(&pm->walk, op);
+            if (reach(pm, op, WALK_USES)) mim_vec_push(&pm->walk, op);
         }
     }
 }
@@ -185,8 +227,8 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
     if (!x || pm->failed) return NULL;
     x = mim_res(pm->w, x);
     if (!has_free_deps(x) || x->is_mut) return x;
-    void **memo = mim_ptrmap_find(&pm->memo, x);
-    if (memo) return *memo;
+    MimDef *memo = memo_get(pm, x);
+    if (memo) return memo;
     MimDef *n = rebuild(pm, x);
     if (!n) {
         pm->failed = true;
@@ -194,8 +236,8 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
     }
     MimDef *res = n->is_mut ? n : offer(pm, n);
     if (!res) return NULL;
-    mim_ptrmap_put(&pm->memo, x, res);
-    if (res != x) mim_ptrmap_put(&pm->memo, res, res);
+    memo_put(pm, x, res);
+    if (res != x) memo_put(pm, res, res);
     return res;
 }
 
@@ -210,7 +252,7 @@ static void push_reachable(MimPassMan *pm, MimDef *d) {
     mim_vec_push(&pm->walk, d);
     while (pm->walk.len) {
         MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->walk));
-        if (!x || !mim_ptrmap_add(&pm->seen, x, NULL, NULL)) continue;
+        if (!x || !reach(pm, x, WALK_TRAVERSAL)) continue;
         if (x->is_mut) {
             mim_vec_push(&pm->stack, x);
             continue;
@@ -255,12 +297,10 @@ static bool visit(MimPassMan *pm, MimDef *m) {
 
 static bool traverse(MimPassMan *pm) {
     MimWorld *w = pm->w;
-    mim_ptrmap_clear(&pm->memo);
-    mim_ptrmap_clear(&pm->seen);
     pm->stack.len = 0;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
-        mim_ptrmap_add(&pm->seen, ext, NULL, NULL);
+        reach(pm, ext, WALK_TRAVERSAL);
         mim_vec_push(&pm->stack, ext);
     }
     while (pm->stack.len) {
@@ -288,11 +328,9 @@ static void report_failure(MimPassMan *pm) {
 
 bool mim_pm_run(MimPassMan *pm, MimWorld *w) {
     pm->w = w;
-    /* The maps of a traversal hold about one entry per reachable node; size
-     * them once instead of rehashing while they grow. */
-    size_t nodes = mim_world_num_nodes(w);
-    mim_ptrmap_reserve(&pm->memo, nodes / 4);
-    mim_ptrmap_reserve(&pm->seen, nodes / 4);
+    /* About one record per reachable node: reserved once, not copied while
+     * the table grows. */
+    mim_vec_reserve(&pm->info, mim_world_num_nodes(w) / 2);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = false;
