@@ -34,7 +34,18 @@ static void put(MimBytes *b, const void *p, size_t n) {
 }
 
 static void put_u8(MimBytes *b, uint8_t x) { put(b, &x, 1); }
-void mim_bytes_u32(MimBytes *b, uint32_t x) { put(b, &x, sizeof x); }
+/* u32s as LEB128 varints: most are small gids, counts and columns. */
+void mim_bytes_u32(MimBytes *b, uint32_t x) {
+    uint8_t buf[5];
+    size_t n = 0;
+    do {
+        buf[n] = (uint8_t)(x & 0x7f);
+        x >>= 7;
+        if (x) buf[n] |= 0x80;
+        ++n;
+    } while (x);
+    put(b, buf, n);
+}
 void mim_bytes_u64(MimBytes *b, uint64_t x) { put(b, &x, sizeof x); }
 
 void mim_bytes_str(MimBytes *b, const char *s) {
@@ -64,9 +75,14 @@ static uint8_t read_u8(MimByteReader *r) {
 
 uint32_t mim_read_u32(MimByteReader *r) {
     uint32_t x = 0;
-    const uint8_t *p = take(r, sizeof x);
-    if (p) memcpy(&x, p, sizeof x);
-    return x;
+    for (unsigned shift = 0; shift < 35; shift += 7) {
+        const uint8_t *p = take(r, 1);
+        if (!p) return 0;
+        x |= (uint32_t)(*p & 0x7f) << shift;
+        if (!(*p & 0x80)) return x;
+    }
+    r->ok = false; /* more than 5 bytes: not a u32 */
+    return 0;
 }
 
 uint64_t mim_read_u64(MimByteReader *r) {
@@ -332,7 +348,7 @@ static bool decode_node(Reader *rd, uint32_t prev_gid, MimImageNormFn norm, void
     if (n.gid <= prev_gid || n.gid > rd->last_gid || n.node >= MIM_NUM_NODES) in->ok = false;
     n.type = get_ref(rd);
     n.num_ops = mim_read_u32(in);
-    if (!in->ok || n.num_ops > (size_t)(in->end - in->p) / 4) return in->ok = false;
+    if (!in->ok || n.num_ops > (size_t)(in->end - in->p)) return in->ok = false;
     n.ops = (uint32_t)rd->refs.len;
     for (uint32_t i = 0; i < n.num_ops; ++i) mim_vec_push(&rd->refs, get_ref(rd));
     bool mut = n.bits & BIT_MUT;
@@ -449,7 +465,7 @@ static bool tables(Reader *rd, bool apply) {
         MimDef *binder = node_at(rd, get_ref(rd)), *arg = node_at(rd, get_ref(rd));
         uint64_t gen = mim_read_u64(in);
         uint32_t k = mim_read_u32(in);
-        if (k > (size_t)(in->end - in->p) / 4) in->ok = false;
+        if (k > (size_t)(in->end - in->p)) in->ok = false; /* a byte per reference at least */
         rd->scratch.len = 0;
         for (uint32_t j = 0; in->ok && j < k; ++j) mim_vec_push(&rd->scratch, node_at(rd, get_ref(rd)));
         if (apply && in->ok && binder && arg)
@@ -485,6 +501,7 @@ MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, voi
     rd.by_gid = calloc((size_t)rd.last_gid + 1, sizeof *rd.by_gid);
     if (!rd.by_gid) return NULL;
     bool ok = builtins_only(w, &rd, rd.base_gid);
+    mim_vec_reserve(&rd.recs, num_nodes);
     uint32_t prev = 0;
     for (uint32_t i = 0; ok && i < num_nodes; ++i)
         if ((ok = decode_node(&rd, prev, norm, user))) prev = rd.recs.data[i].gid;
