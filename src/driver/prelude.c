@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define PRELUDE_MAGIC 0x31444c5250494dull /* "MIPRLD1" */
 #define PRELUDE_FORMAT 1u
@@ -69,21 +72,10 @@ static char *image_path(MimFe *fe, const MimBytes *key) {
 
 /* ---- binders ------------------------------------------------------------------ */
 
-typedef struct BinderOut {
-    MimBytes *out;
-    uint32_t count;
-} BinderOut;
-
-static void put_binder(void *user, MimBinder *b) {
-    BinderOut *o = user;
-    mim_bytes_u32(o->out, b && b->def ? mim_def_gid(b->def) : 0);
-    o->count++;
-}
-
 typedef struct BinderIn {
     MimByteReader *in;
-    MimDef **by_gid;
-    uint32_t num_gids;
+    MimDef **nodes; /* by image reference */
+    uint32_t num_nodes;
     MimBinder **binders; /* collected first, bound only once all are read */
     MimDef **defs;
     size_t len, cap;
@@ -91,8 +83,8 @@ typedef struct BinderIn {
 
 static void take_binder(void *user, MimBinder *b) {
     BinderIn *bi = user;
-    uint32_t gid = mim_read_u32(bi->in);
-    if (gid >= bi->num_gids || (gid && !bi->by_gid[gid])) bi->in->ok = false;
+    uint32_t ref = mim_read_u32(bi->in);
+    if (ref > bi->num_nodes || (ref && !bi->nodes[ref])) bi->in->ok = false;
     if (!bi->in->ok || !b) return;
     if (bi->len == bi->cap) {
         bi->cap = bi->cap ? 2 * bi->cap : 256;
@@ -100,26 +92,23 @@ static void take_binder(void *user, MimBinder *b) {
         bi->defs = mim_xrealloc(bi->defs, bi->cap * sizeof *bi->defs);
     }
     bi->binders[bi->len] = b;
-    bi->defs[bi->len++] = gid ? bi->by_gid[gid] : NULL;
+    bi->defs[bi->len++] = bi->nodes[ref];
 }
 
 /* ---- loading ------------------------------------------------------------------ */
 
-static uint8_t *read_whole(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *buf = NULL;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0) {
-        buf = mim_xmalloc((size_t)size);
-        if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        }
-    }
-    fclose(f);
-    *len = (size_t)(size > 0 ? size : 0);
-    return buf;
+/* The file mapped read-only (no copy: fewer pages to fault in). */
+static const uint8_t *map_file(const char *path, size_t *len) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0)
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return NULL;
+    *len = (size_t)st.st_size;
+    return p;
 }
 
 static MimNormalizer image_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
@@ -130,24 +119,26 @@ static bool load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
     put_key(&key, w, fe, reg, n);
     char *path = image_path(fe, &key);
     size_t len = 0;
-    uint8_t *data = read_whole(path, &len);
+    const uint8_t *data = map_file(path, &len);
     free(path);
     bool ok = data && len >= key.len && memcmp(data, key.data, key.len) == 0;
     MimByteReader in = {NULL, NULL, false};
     if (ok) in = (MimByteReader){data + key.len, data + len, true};
-    uint32_t num_gids = 0;
-    MimDef **by_gid = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_gids) : NULL;
-    BinderIn bi = {&in, by_gid, num_gids, NULL, NULL, 0, 0};
-    for (size_t i = 0; by_gid && in.ok && i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), take_binder, &bi);
-    ok = by_gid && in.ok && mim_read_u64(&in) == PRELUDE_MAGIC && in.p == in.end;
+    uint32_t num_nodes = 0;
+    MimDef **nodes = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_nodes) : NULL;
+    /* The binder table follows the image. */
+    if (nodes) in = (MimByteReader){in.end, data + len, true};
+    BinderIn bi = {&in, nodes, num_nodes, NULL, NULL, 0, 0};
+    for (size_t i = 0; nodes && in.ok && i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), take_binder, &bi);
+    ok = nodes && in.ok && mim_read_u64(&in) == PRELUDE_MAGIC && in.p == in.end;
     if (ok) {
         for (size_t i = 0; i < bi.len; ++i) bi.binders[i]->def = bi.defs[i];
         for (size_t i = 0; i < n; ++i) mim_emit_restore_annexes(w, mim_fe_module(fe, i));
     }
     free(bi.binders);
     free(bi.defs);
-    free(by_gid);
-    free(data);
+    free(nodes);
+    if (data) munmap((void *)data, len);
     mim_vec_free(&key);
     return ok;
 }
@@ -163,22 +154,21 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
 
 typedef MIM_VEC(MimDef *) DefList;
 
-static void add_root(void *user, MimBinder *b) {
-    if (b && b->def) mim_vec_push((DefList *)user, b->def);
-}
+static void add_root(void *user, MimBinder *b) { mim_vec_push((DefList *)user, b ? b->def : NULL); }
 
 bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE *err) {
     if (n == 0) return true;
     MimBytes b = {0};
     put_key(&b, w, fe, reg, n);
     char *path = image_path(fe, &b);
-    DefList roots = {0}; /* the binders' nodes must be in the image */
+    DefList roots = {0}; /* what the top-level binders denote, in walk order */
     for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), add_root, &roots);
-    mim_image_write(w, roots.data, roots.len, &b);
-    mim_vec_free(&roots);
-    BinderOut out = {&b, 0};
-    for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), put_binder, &out);
+    uint32_t *refs = mim_xmalloc((roots.len ? roots.len : 1) * sizeof *refs);
+    mim_image_write(w, roots.data, roots.len, &b, refs);
+    for (size_t i = 0; i < roots.len; ++i) mim_bytes_u32(&b, refs[i]);
     mim_bytes_u64(&b, PRELUDE_MAGIC);
+    free(refs);
+    mim_vec_free(&roots);
 
     char *slash = strrchr(path, '/');
     if (slash) { /* the prelude directory */

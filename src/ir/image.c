@@ -1,11 +1,14 @@
-/* World images (image.h). Layout: a node section in gid order, then the
- * externals, the annexes, the reduction cache and the World's counters.
- * Nodes refer to each other by gid (0 = none). Strings are written once and
- * then referred to by number. Reading decodes and checks everything first
- * and only then builds: immutables are re-hash-consed in gid order with
- * their recorded gids (so the hash table ends up exactly as it was),
- * mutables are allocated first and filled in a second round because their
- * operands and final types may have larger gids. */
+/* World images (image.h). Layout: magic, body length and checksum, then the
+ * body: gid counters, the ids of the axioms that need normalizers, the nodes
+ * in gid order, the externals, the annexes, the reduction cache and the
+ * World's counters. Nodes refer to each other by position in the image + 1
+ * (0 = none); numbers are LEB128 varints; strings are written once and then
+ * referred to by number. Reading streams through the body once, touching
+ * little memory besides the nodes it builds (page faults dominate start-up
+ * on some machines): immutables are re-hash-consed in gid order with their
+ * recorded gids, so the hash table ends up exactly as it was; mutables are
+ * allocated in place and filled in a second round, because their operands
+ * and final types may come later. */
 #include "ir/image.h"
 
 #include "ir/build.h"
@@ -69,11 +72,13 @@ static const uint8_t *take(MimByteReader *r, size_t n) {
 }
 
 static uint8_t read_u8(MimByteReader *r) {
-    const uint8_t *p = take(r, 1);
-    return p ? *p : 0;
+    if (r->p < r->end) return *r->p++;
+    r->ok = false;
+    return 0;
 }
 
 uint32_t mim_read_u32(MimByteReader *r) {
+    if (r->p < r->end && *r->p < 0x80) return *r->p++; /* most numbers are small */
     uint32_t x = 0;
     for (unsigned shift = 0; shift < 35; shift += 7) {
         const uint8_t *p = take(r, 1);
@@ -108,6 +113,7 @@ typedef struct Writer {
     MIM_VEC(MimDef *) nodes;   /* collection stack, then the sorted nodes */
     MIM_VEC(MimDef *) pending; /* not yet expanded */
     MimPtrMap strs;            /* sym -> number + 1 */
+    MimPtrMap index;           /* node -> its reference (position + 1) */
     uint32_t num_strs;
 } Writer;
 
@@ -147,30 +153,45 @@ static void put_sym(Writer *wr, MimSym s) {
     mim_bytes_str(wr->out, s);
 }
 
-static uint32_t gid_of(const MimDef *d) { return d ? d->gid : 0; }
 
-static void put_node(Writer *wr, const MimDef *d) {
+/* A node reference: its position in the image + 1 (0 = none). */
+static uint32_t ref_of(Writer *wr, const MimDef *d) {
+    return d ? (uint32_t)(uintptr_t)mim_ptrmap_get(&wr->index, d) : 0;
+}
+
+static void put_u64v(MimBytes *b, uint64_t x) {
+    do {
+        put_u8(b, (uint8_t)((x & 0x7f) | (x >> 7 ? 0x80 : 0)));
+        x >>= 7;
+    } while (x);
+}
+
+static void put_loc(Writer *wr, MimLoc l) {
+    put_sym(wr, l.file);
+    mim_bytes_u32(wr->out, l.begin.row), mim_bytes_u32(wr->out, l.begin.col);
+    mim_bytes_u32(wr->out, l.end.row), mim_bytes_u32(wr->out, l.end.col);
+}
+
+static void put_node(Writer *wr, const MimDef *d, uint32_t prev_gid) {
     MimBytes *o = wr->out;
     bool fields = d->is_mut && d->node == MIM_SIGMA && d->u.mut.fields;
     uint8_t bits = (uint8_t)((d->is_mut ? BIT_MUT : 0) | (d->is_external ? BIT_EXTERNAL : 0) |
                              (d->var_made ? BIT_VAR_MADE : 0) | (fields ? BIT_FIELDS : 0) |
                              (d->node == MIM_AXIOM && d->u.ax.norm ? BIT_NORM : 0));
-    mim_bytes_u32(o, d->gid);
+    mim_bytes_u32(o, d->gid - prev_gid);
     put_u8(o, d->node);
     put_u8(o, bits);
     put_u8(o, d->dep);
     put_u8(o, d->curry);
     put_u8(o, d->trip);
-    mim_bytes_u64(o, d->flags);
+    put_u64v(o, d->flags);
     put_sym(wr, d->name);
-    put_sym(wr, d->loc.file);
-    mim_bytes_u32(o, d->loc.begin.row), mim_bytes_u32(o, d->loc.begin.col);
-    mim_bytes_u32(o, d->loc.end.row), mim_bytes_u32(o, d->loc.end.col);
-    mim_bytes_u32(o, gid_of(d->type));
+    put_loc(wr, d->loc);
+    mim_bytes_u32(o, ref_of(wr, d->type));
     mim_bytes_u32(o, d->num_ops);
-    for (uint32_t i = 0; i < d->num_ops; ++i) mim_bytes_u32(o, gid_of(d->ops[i]));
-    if (d->is_mut) mim_bytes_u32(o, gid_of(d->u.mut.var));
-    else if (d->node == MIM_APP) mim_bytes_u32(o, gid_of(d->u.app.axiom));
+    for (uint32_t i = 0; i < d->num_ops; ++i) mim_bytes_u32(o, ref_of(wr, d->ops[i]));
+    if (d->is_mut) mim_bytes_u32(o, ref_of(wr, d->u.mut.var));
+    else if (d->node == MIM_APP) mim_bytes_u32(o, ref_of(wr, d->u.app.axiom));
     if (fields)
         for (uint32_t i = 0; i < d->num_ops; ++i) put_sym(wr, d->u.mut.fields[i]);
 }
@@ -221,7 +242,49 @@ static size_t generations(MimWorld *w, MimPtrMapSlot **out) {
     return n;
 }
 
-void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out) {
+/* 64-bit words at a time: the check of a whole image must cost little. */
+static uint64_t checksum(const uint8_t *p, size_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        h = (h ^ x) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return mim_hash_mix(h, n);
+}
+
+static void write_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSlot *gs, size_t num_gens) {
+    MimWorld *w = wr->w;
+    MimBytes *out = wr->out;
+    mim_bytes_u32(out, (uint32_t)w->externals.len);
+    for (size_t i = 0; i < w->externals.len; ++i) mim_bytes_u32(out, ref_of(wr, w->externals.data[i]));
+    mim_bytes_u32(out, (uint32_t)w->annexes.len);
+    for (size_t i = 0; i < w->annexes.len; ++i) {
+        put_u64v(out, w->annexes.data[i].id);
+        mim_bytes_u32(out, ref_of(wr, w->annexes.data[i].def));
+    }
+    mim_bytes_u32(out, (uint32_t)num_reducts);
+    for (size_t i = 0; i < num_reducts; ++i) {
+        mim_bytes_u32(out, ref_of(wr, rs[i].binder)), mim_bytes_u32(out, ref_of(wr, rs[i].arg));
+        put_u64v(out, rs[i].gen);
+        mim_bytes_u32(out, (uint32_t)rs[i].n);
+        for (size_t k = 0; k < rs[i].n; ++k) mim_bytes_u32(out, ref_of(wr, rs[i].ops[k]));
+    }
+    mim_bytes_u32(out, (uint32_t)num_gens);
+    for (size_t i = 0; i < num_gens; ++i) {
+        mim_bytes_u32(out, ref_of(wr, gs[i].key));
+        put_u64v(out, (uint64_t)(uintptr_t)gs[i].val);
+    }
+    put_u64v(out, w->mutations);
+    put_u64v(out, w->mut_epoch);
+    put_loc(wr, w->loc);
+}
+
+void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out,
+                     uint32_t *root_refs) {
     Writer wr = {.w = w, .out = out};
     MimHashSet *t = &w->table;
     for (size_t i = 0; i < t->cap; ++i) collect(&wr, t->slots[i]);
@@ -239,74 +302,79 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
     for (size_t i = 0; i < num_gens; ++i) collect(&wr, (MimDef *)gs[i].key);
     expand(&wr);
     qsort(wr.nodes.data, wr.nodes.len, sizeof *wr.nodes.data, by_gid);
+    for (size_t i = 0; i < wr.nodes.len; ++i) mim_ptrmap_put(&wr.index, wr.nodes.data[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < num_roots; ++i) root_refs[i] = ref_of(&wr, roots[i]);
 
     MimWorld *fresh = mim_world_new(); /* where w began: its builtins only */
     uint32_t base_gid = fresh->gid;
     mim_world_free(fresh);
     mim_bytes_u64(out, IMAGE_MAGIC);
+    size_t sums = out->len; /* body length and checksum, patched below */
+    mim_bytes_u64(out, 0), mim_bytes_u64(out, 0);
+    size_t body = out->len;
     mim_bytes_u32(out, base_gid);
     mim_bytes_u32(out, w->gid);
     mim_bytes_u32(out, (uint32_t)wr.nodes.len);
-    for (size_t i = 0; i < wr.nodes.len; ++i) put_node(&wr, wr.nodes.data[i]);
-
-    mim_bytes_u32(out, (uint32_t)w->externals.len);
-    for (size_t i = 0; i < w->externals.len; ++i) mim_bytes_u32(out, w->externals.data[i]->gid);
-    mim_bytes_u32(out, (uint32_t)w->annexes.len);
-    for (size_t i = 0; i < w->annexes.len; ++i) {
-        mim_bytes_u64(out, w->annexes.data[i].id);
-        mim_bytes_u32(out, w->annexes.data[i].def->gid);
+    uint32_t num_norms = 0;
+    for (size_t i = 0; i < wr.nodes.len; ++i)
+        num_norms += wr.nodes.data[i]->node == MIM_AXIOM && wr.nodes.data[i]->u.ax.norm;
+    mim_bytes_u32(out, num_norms);
+    for (size_t i = 0; i < wr.nodes.len; ++i)
+        if (wr.nodes.data[i]->node == MIM_AXIOM && wr.nodes.data[i]->u.ax.norm) put_u64v(out, wr.nodes.data[i]->flags);
+    uint32_t prev = 0;
+    for (size_t i = 0; i < wr.nodes.len; ++i) {
+        put_node(&wr, wr.nodes.data[i], prev);
+        prev = wr.nodes.data[i]->gid;
     }
-    mim_bytes_u32(out, (uint32_t)num_reducts);
-    for (size_t i = 0; i < num_reducts; ++i) {
-        mim_bytes_u32(out, rs[i].binder->gid), mim_bytes_u32(out, rs[i].arg->gid);
-        mim_bytes_u64(out, rs[i].gen);
-        mim_bytes_u32(out, (uint32_t)rs[i].n);
-        for (size_t k = 0; k < rs[i].n; ++k) mim_bytes_u32(out, gid_of(rs[i].ops[k]));
-    }
-    mim_bytes_u32(out, (uint32_t)num_gens);
-    for (size_t i = 0; i < num_gens; ++i) {
-        mim_bytes_u32(out, ((const MimDef *)gs[i].key)->gid);
-        mim_bytes_u64(out, (uint64_t)(uintptr_t)gs[i].val);
-    }
-    mim_bytes_u64(out, w->mutations);
-    mim_bytes_u64(out, w->mut_epoch);
-    put_sym(&wr, w->loc.file);
-    mim_bytes_u32(out, w->loc.begin.row), mim_bytes_u32(out, w->loc.begin.col);
-    mim_bytes_u32(out, w->loc.end.row), mim_bytes_u32(out, w->loc.end.col);
+    write_tables(&wr, rs, num_reducts, gs, num_gens);
     mim_bytes_u64(out, IMAGE_MAGIC);
+    uint64_t len = out->len - body, sum = checksum(out->data + body, out->len - body);
+    memcpy(out->data + sums, &len, 8);
+    memcpy(out->data + sums + 8, &sum, 8);
 
     free(rs);
     free(gs);
     mim_ptrmap_free(&wr.seen);
     mim_ptrmap_free(&wr.strs);
+    mim_ptrmap_free(&wr.index);
     mim_vec_free(&wr.nodes);
     mim_vec_free(&wr.pending);
 }
 
 /* ---- reading ------------------------------------------------------------------ */
 
-typedef struct NodeRec {
-    uint32_t gid, type, num_ops, ops; /* ops: first index into Reader.refs */
-    uint32_t extra;                   /* var (mutables) or head axiom (App) */
-    uint64_t flags;
-    uint8_t node, bits, dep, curry, trip;
-    MimSym name;
-    MimLoc loc;
-    MimSym *fields;
-    MimNormalizer norm;
-} NodeRec;
+/* What round 2 needs of a mutable: everything else is set in round 1. */
+typedef struct MutRec {
+    uint32_t index, type, ops, num_ops, var, fields; /* ops/fields: into Reader.refs/field_syms */
+    uint8_t bits;
+} MutRec;
 
 typedef struct Reader {
     MimByteReader *in;
     MimWorld *w;
+    MimImageNormFn norm;
+    void *user;
     MIM_VEC(MimSym) strs;
-    MIM_VEC(NodeRec) recs;
+    MIM_VEC(MutRec) muts;
     MIM_VEC(uint32_t) refs;
     MIM_VEC(MimSym) field_syms;
     MIM_VEC(MimDef *) scratch;
-    uint32_t base_gid, last_gid;
-    MimDef **by_gid;
+    uint32_t base_gid, last_gid, num_nodes;
+    MimDef **nodes;    /* by reference: nodes[0] = NULL */
+    MimDef **builtins; /* by gid, up to base_gid */
 } Reader;
+
+static uint64_t read_u64v(MimByteReader *r) {
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        const uint8_t *p = take(r, 1);
+        if (!p) return 0;
+        x |= (uint64_t)(*p & 0x7f) << shift;
+        if (!(*p & 0x80)) return x;
+    }
+    r->ok = false;
+    return 0;
+}
 
 static MimSym get_sym(Reader *rd) {
     uint32_t k = mim_read_u32(rd->in);
@@ -328,202 +396,186 @@ static MimLoc get_loc(Reader *rd) {
     return l;
 }
 
-/* A gid reference: 0 (none) or any gid up to the last one. */
-static uint32_t get_ref(Reader *rd) {
-    uint32_t g = mim_read_u32(rd->in);
-    if (g <= rd->last_gid) return g;
+/* A reference below `limit` (0 = none allowed), else the image is bad. */
+static uint32_t get_ref(Reader *rd, uint32_t limit) {
+    uint32_t r = mim_read_u32(rd->in);
+    if (r < limit) return r;
     rd->in->ok = false;
     return 0;
 }
 
-static bool decode_node(Reader *rd, uint32_t prev_gid, MimImageNormFn norm, void *user) {
+static MimDef *node_at(Reader *rd, uint32_t ref) { return rd->nodes[ref]; }
+
+/* Round 1 for one record: an immutable is re-hash-consed with its own gid
+ * (its references all point backwards), a mutable is allocated with a
+ * stand-in type and noted for round 2. */
+static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
     MimByteReader *in = rd->in;
-    NodeRec n = {0};
-    n.gid = mim_read_u32(in);
-    n.node = read_u8(in), n.bits = read_u8(in), n.dep = read_u8(in);
-    n.curry = read_u8(in), n.trip = read_u8(in);
-    n.flags = mim_read_u64(in);
-    n.name = get_sym(rd);
-    n.loc = get_loc(rd);
-    if (n.gid <= prev_gid || n.gid > rd->last_gid || n.node >= MIM_NUM_NODES) in->ok = false;
-    n.type = get_ref(rd);
-    n.num_ops = mim_read_u32(in);
-    if (!in->ok || n.num_ops > (size_t)(in->end - in->p)) return in->ok = false;
-    n.ops = (uint32_t)rd->refs.len;
-    for (uint32_t i = 0; i < n.num_ops; ++i) mim_vec_push(&rd->refs, get_ref(rd));
-    bool mut = n.bits & BIT_MUT;
-    if (mut || n.node == MIM_APP) n.extra = get_ref(rd);
-    if (n.bits & BIT_FIELDS) {
-        n.fields = (MimSym *)(uintptr_t)rd->field_syms.len; /* an index until all are read */
-        for (uint32_t i = 0; i < n.num_ops; ++i) mim_vec_push(&rd->field_syms, get_sym(rd));
-    }
-    if (n.bits & BIT_NORM) {
-        n.norm = norm ? norm(user, n.flags) : NULL;
-        if (!n.norm) in->ok = false;
-    }
-    if (!mut) { /* an immutable only refers to older nodes */
-        if (n.type >= n.gid || n.extra >= n.gid) in->ok = false;
-        for (uint32_t i = 0; i < n.num_ops; ++i)
-            if (!rd->refs.data[n.ops + i] || rd->refs.data[n.ops + i] >= n.gid) in->ok = false;
-        if (!n.type && n.node != MIM_UNIV && n.node != MIM_TYPE) in->ok = false;
-    } else if (!n.type) {
-        in->ok = false;
-    }
-    mim_vec_push(&rd->recs, n);
-    return in->ok;
-}
-
-static MimDef *node_at(Reader *rd, uint32_t gid) { return gid ? rd->by_gid[gid] : NULL; }
-
-/* Round 1: immutables in gid order with their own gids, mutables as stubs. */
-static bool build_node(Reader *rd, NodeRec *n) {
     MimWorld *w = rd->w;
-    if (n->gid <= rd->base_gid) /* a builtin */
-        return rd->by_gid[n->gid] && rd->by_gid[n->gid]->node == n->node;
-    w->gid = n->gid - 1;
-    MimDef *d;
-    if (n->bits & BIT_MUT) {
-        d = mim_alloc_mut(w, (MimNode)n->node, w->builtin.star, n->flags, n->num_ops);
-    } else {
-        rd->scratch.len = 0;
-        for (uint32_t i = 0; i < n->num_ops; ++i)
-            mim_vec_push(&rd->scratch, node_at(rd, rd->refs.data[n->ops + i]));
-        d = mim_unify(w, (MimNode)n->node, node_at(rd, n->type), n->flags, rd->scratch.data,
-                      n->num_ops);
-    }
-    if (!d || d->gid != n->gid) return false; /* a duplicate: the image lies */
-    d->dep = n->dep;
-    d->curry = n->curry, d->trip = n->trip;
-    d->name = n->name;
-    d->loc = n->loc;
-    if (n->node == MIM_AXIOM && !d->is_mut) d->u.ax.norm = n->norm;
-    if (n->node == MIM_APP && !d->is_mut) d->u.app.axiom = node_at(rd, n->extra);
-    rd->by_gid[n->gid] = d;
-    return true;
-}
+    *gid += mim_read_u32(in);
+    uint8_t node = read_u8(in), bits = read_u8(in), dep = read_u8(in);
+    uint8_t curry = read_u8(in), trip = read_u8(in);
+    uint64_t flags = read_u64v(in);
+    MimSym name = get_sym(rd);
+    MimLoc loc = get_loc(rd);
+    bool mut = bits & BIT_MUT;
+    uint32_t limit = mut ? rd->num_nodes + 1 : index; /* immutables refer backwards */
+    uint32_t type = get_ref(rd, limit), num_ops = mim_read_u32(in);
+    if (!in->ok || *gid > rd->last_gid || node >= MIM_NUM_NODES || num_ops > (size_t)(in->end - in->p))
+        return false;
+    uint32_t ops = (uint32_t)rd->refs.len;
+    for (uint32_t i = 0; i < num_ops; ++i) mim_vec_push(&rd->refs, get_ref(rd, limit));
+    uint32_t extra = mut || node == MIM_APP ? get_ref(rd, limit) : 0;
+    uint32_t fields = (uint32_t)rd->field_syms.len;
+    if (bits & BIT_FIELDS)
+        for (uint32_t i = 0; i < num_ops; ++i) mim_vec_push(&rd->field_syms, get_sym(rd));
+    if (!in->ok) return false;
 
-/* Every reference of n names a node that exists after round 1. */
-static bool refs_exist(Reader *rd, const NodeRec *n) {
-    if (n->type && !rd->by_gid[n->type]) return false;
-    if (n->extra && !rd->by_gid[n->extra]) return false;
-    for (uint32_t i = 0; i < n->num_ops; ++i) {
-        uint32_t g = rd->refs.data[n->ops + i];
-        if (g && !rd->by_gid[g]) return false;
+    MimDef *d;
+    if (*gid <= rd->base_gid) { /* a builtin: already there */
+        d = rd->builtins[*gid];
+        if (!d || d->node != node) return false;
+        rd->nodes[index] = d;
+        return true;
     }
-    return (n->bits & BIT_MUT) == 0 || n->type;
+    w->gid = *gid - 1;
+    if (mut) {
+        if (!type) return false;
+        d = mim_alloc_mut(w, (MimNode)node, w->builtin.star, flags, num_ops);
+        mim_vec_push(&rd->muts, ((MutRec){index, type, ops, num_ops, extra, fields, bits}));
+    } else {
+        if (!type && node != MIM_UNIV && node != MIM_TYPE) return false;
+        rd->scratch.len = 0;
+        for (uint32_t i = 0; i < num_ops; ++i) {
+            MimDef *op = node_at(rd, rd->refs.data[ops + i]);
+            if (!op) return false;
+            mim_vec_push(&rd->scratch, op);
+        }
+        rd->refs.len = ops; /* an immutable's references are done with */
+        d = mim_unify(w, (MimNode)node, node_at(rd, type), flags, rd->scratch.data, num_ops);
+    }
+    if (!d || d->gid != *gid) return false; /* a duplicate: the image lies */
+    d->dep = dep;
+    d->curry = curry, d->trip = trip;
+    d->name = name;
+    d->loc = loc;
+    if (node == MIM_AXIOM && !mut && (bits & BIT_NORM)) d->u.ax.norm = rd->norm(rd->user, flags);
+    if (node == MIM_APP && !mut) d->u.app.axiom = node_at(rd, extra);
+    rd->nodes[index] = d;
+    return true;
 }
 
 /* Round 2: the mutables' types, operands, variables and field names. */
-static void fill_mut(Reader *rd, NodeRec *n) {
-    MimDef *d = rd->by_gid[n->gid];
-    d->type = node_at(rd, n->type);
-    for (uint32_t i = 0; i < n->num_ops; ++i) d->ops[i] = node_at(rd, rd->refs.data[n->ops + i]);
-    d->u.mut.var = node_at(rd, n->extra);
-    d->var_made = (n->bits & BIT_VAR_MADE) != 0;
-    d->is_external = (n->bits & BIT_EXTERNAL) != 0;
-    if (n->bits & BIT_FIELDS) {
-        MimSym *f = mim_arena_alloc(&rd->w->arena, n->num_ops * sizeof *f);
-        memcpy(f, rd->field_syms.data + (uintptr_t)n->fields, n->num_ops * sizeof *f);
+static bool fill_mut(Reader *rd, const MutRec *m) {
+    MimDef *d = rd->nodes[m->index];
+    if (!(d->type = node_at(rd, m->type))) return false;
+    for (uint32_t i = 0; i < m->num_ops; ++i) {
+        uint32_t r = rd->refs.data[m->ops + i];
+        if (r && !(d->ops[i] = node_at(rd, r))) return false;
+    }
+    if (m->var && !(d->u.mut.var = node_at(rd, m->var))) return false;
+    d->var_made = (m->bits & BIT_VAR_MADE) != 0;
+    d->is_external = (m->bits & BIT_EXTERNAL) != 0;
+    if (m->bits & BIT_FIELDS) {
+        MimSym *f = mim_arena_alloc(&rd->w->arena, m->num_ops * sizeof *f);
+        memcpy(f, rd->field_syms.data + m->fields, m->num_ops * sizeof *f);
         d->u.mut.fields = f;
     }
+    return true;
 }
 
-/* w must be as mim_world_new made it, the way the written World began. */
-static bool builtins_only(MimWorld *w, Reader *rd, uint32_t base_gid) {
-    if (w->gid != base_gid || w->externals.len || w->annexes.len) return false;
-    MimHashSet *t = &w->table;
-    for (size_t i = 0; i < t->cap; ++i)
-        if (t->slots[i]) rd->by_gid[t->slots[i]->gid] = t->slots[i];
-    return true;
+/* The tables after the nodes, applied as they are read. */
+static bool read_tables(Reader *rd) {
+    MimByteReader *in = rd->in;
+    MimWorld *w = rd->w;
+    uint32_t limit = rd->num_nodes + 1;
+    uint32_t n = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < n; ++i) {
+        MimDef *d = node_at(rd, get_ref(rd, limit));
+        if (!d || !d->is_mut) return false;
+        mim_vec_push(&w->externals, d);
+    }
+    n = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < n; ++i) {
+        uint64_t id = read_u64v(in);
+        MimDef *d = node_at(rd, get_ref(rd, limit));
+        if (!d) return false;
+        mim_vec_push(&w->annexes, ((MimAnnexEntry){id, d}));
+    }
+    n = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < n; ++i) {
+        MimDef *binder = node_at(rd, get_ref(rd, limit)), *arg = node_at(rd, get_ref(rd, limit));
+        uint64_t gen = read_u64v(in);
+        uint32_t k = mim_read_u32(in);
+        if (k > (size_t)(in->end - in->p)) return false; /* a byte per reference at least */
+        rd->scratch.len = 0;
+        for (uint32_t j = 0; in->ok && j < k; ++j) mim_vec_push(&rd->scratch, node_at(rd, get_ref(rd, limit)));
+        if (!in->ok || !binder || !arg) return false;
+        mim_reduce_cache_put(w, binder, arg, (uintptr_t)gen, rd->scratch.data, k);
+    }
+    n = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < n; ++i) {
+        MimDef *binder = node_at(rd, get_ref(rd, limit));
+        uint64_t gen = read_u64v(in);
+        if (!binder) return false;
+        mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
+    }
+    w->mutations = read_u64v(in);
+    w->mut_epoch = read_u64v(in);
+    w->loc = get_loc(rd);
+    w->gid = rd->last_gid;
+    return in->ok && mim_read_u64(in) == IMAGE_MAGIC && in->p == in->end;
 }
 
 static void reader_free(Reader *rd) {
     mim_vec_free(&rd->strs);
-    mim_vec_free(&rd->recs);
+    mim_vec_free(&rd->muts);
     mim_vec_free(&rd->refs);
     mim_vec_free(&rd->field_syms);
     mim_vec_free(&rd->scratch);
+    free(rd->builtins);
 }
 
-/* Decodes the tables after the nodes; applies them only if `apply`. */
-static bool tables(Reader *rd, bool apply) {
+/* Everything that can be checked before building: the checksum (a cut or
+ * damaged image), the World (builtins only) and the normalizers. */
+static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
     MimByteReader *in = rd->in;
+    if (mim_read_u64(in) != IMAGE_MAGIC) return false;
+    uint64_t len = mim_read_u64(in), sum = mim_read_u64(in);
+    if (!in->ok || len > (uint64_t)(in->end - in->p) || checksum(in->p, (size_t)len) != sum) return false;
+    in->end = in->p + len;
+    rd->base_gid = mim_read_u32(in);
+    rd->last_gid = mim_read_u32(in);
+    rd->num_nodes = mim_read_u32(in);
     MimWorld *w = rd->w;
-    uint32_t n = mim_read_u32(in);
-    for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *d = node_at(rd, get_ref(rd));
-        if (apply && d && d->is_mut) mim_vec_push(&w->externals, d);
-    }
-    n = mim_read_u32(in);
-    for (uint32_t i = 0; in->ok && i < n; ++i) {
-        uint64_t id = mim_read_u64(in);
-        MimDef *d = node_at(rd, get_ref(rd));
-        if (apply && d) mim_vec_push(&w->annexes, ((MimAnnexEntry){id, d}));
-    }
-    n = mim_read_u32(in);
-    for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *binder = node_at(rd, get_ref(rd)), *arg = node_at(rd, get_ref(rd));
-        uint64_t gen = mim_read_u64(in);
-        uint32_t k = mim_read_u32(in);
-        if (k > (size_t)(in->end - in->p)) in->ok = false; /* a byte per reference at least */
-        rd->scratch.len = 0;
-        for (uint32_t j = 0; in->ok && j < k; ++j) mim_vec_push(&rd->scratch, node_at(rd, get_ref(rd)));
-        if (apply && in->ok && binder && arg)
-            mim_reduce_cache_put(w, binder, arg, (uintptr_t)gen, rd->scratch.data, k);
-    }
-    n = mim_read_u32(in);
-    for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *binder = node_at(rd, get_ref(rd));
-        uint64_t gen = mim_read_u64(in);
-        if (apply && binder) mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
-    }
-    uint64_t mutations = mim_read_u64(in), epoch = mim_read_u64(in);
-    MimLoc loc = get_loc(rd);
-    if (mim_read_u64(in) != IMAGE_MAGIC) in->ok = false;
-    if (apply) {
-        w->mutations = mutations;
-        w->mut_epoch = epoch;
-        w->loc = loc;
-        w->gid = rd->last_gid;
-    }
+    if (!in->ok || rd->base_gid != w->gid || w->externals.len || w->annexes.len ||
+        rd->num_nodes > rd->last_gid || rd->last_gid > (1u << 30))
+        return false;
+    uint32_t num_norms = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < num_norms; ++i)
+        if (!norm || !norm(user, read_u64v(in))) return false;
     return in->ok;
 }
 
 MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, void *user,
-                        uint32_t *num_gids) {
-    Reader rd = {.in = in, .w = w};
-    if (mim_read_u64(in) != IMAGE_MAGIC) return NULL;
-    rd.base_gid = mim_read_u32(in);
-    rd.last_gid = mim_read_u32(in);
-    uint32_t num_nodes = mim_read_u32(in);
-    if (!in->ok || num_nodes > rd.last_gid || rd.last_gid < w->gid || rd.last_gid > (1u << 30))
-        return NULL;
-    rd.by_gid = calloc((size_t)rd.last_gid + 1, sizeof *rd.by_gid);
-    if (!rd.by_gid) return NULL;
-    bool ok = builtins_only(w, &rd, rd.base_gid);
-    mim_vec_reserve(&rd.recs, num_nodes);
-    uint32_t prev = 0;
-    for (uint32_t i = 0; ok && i < num_nodes; ++i)
-        if ((ok = decode_node(&rd, prev, norm, user))) prev = rd.recs.data[i].gid;
-    /* Check the tables on a copy of the cursor before anything is built. */
-    MimByteReader probe = *in;
-    size_t num_strs = rd.strs.len;
-    rd.in = &probe;
-    ok = ok && tables(&rd, false);
-    rd.in = in;
-    rd.strs.len = num_strs; /* the real pass meets the same strings again */
-    for (size_t i = 0; ok && i < rd.recs.len; ++i) ok = build_node(&rd, &rd.recs.data[i]);
-    for (size_t i = 0; ok && i < rd.recs.len; ++i) ok = refs_exist(&rd, &rd.recs.data[i]);
-    if (ok) {
-        for (size_t i = 0; i < rd.recs.len; ++i)
-            if (rd.recs.data[i].bits & BIT_MUT) fill_mut(&rd, &rd.recs.data[i]);
-        ok = tables(&rd, true);
-    }
+                        uint32_t *num_nodes) {
+    Reader rd = {.in = in, .w = w, .norm = norm, .user = user};
+    if (!precheck(&rd, norm, user)) return NULL;
+    rd.nodes = calloc((size_t)rd.num_nodes + 1, sizeof *rd.nodes);
+    rd.builtins = calloc((size_t)rd.base_gid + 1, sizeof *rd.builtins);
+    bool ok = rd.nodes && rd.builtins;
+    MimHashSet *t = &w->table;
+    for (size_t i = 0; ok && i < t->cap; ++i)
+        if (t->slots[i] && t->slots[i]->gid <= rd.base_gid) rd.builtins[t->slots[i]->gid] = t->slots[i];
+    uint32_t gid = 0;
+    for (uint32_t i = 1; ok && i <= rd.num_nodes; ++i) ok = read_node(&rd, i, &gid);
+    for (size_t i = 0; ok && i < rd.muts.len; ++i) ok = fill_mut(&rd, &rd.muts.data[i]);
+    ok = ok && read_tables(&rd);
     reader_free(&rd);
     if (!ok) {
-        free(rd.by_gid);
+        free(rd.nodes);
         return NULL;
     }
-    *num_gids = rd.last_gid + 1;
-    return rd.by_gid;
+    *num_nodes = rd.num_nodes;
+    return rd.nodes;
 }

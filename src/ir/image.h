@@ -36,19 +36,22 @@ MimSym mim_read_sym(MimByteReader *r, MimWorld *w);
 
 /* Appends the image of w: every hash-consed node and everything reachable
  * from those nodes, the externals, the annexes, the reduction cache and
- * roots[0..n). Nodes are referred to by gid elsewhere in the caller's data. */
-void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out);
+ * roots[0..n) (entries may be NULL). root_refs[i] receives the reference of
+ * roots[i] (0 for NULL): what mim_image_read's table holds at that index. */
+void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out,
+                     uint32_t *root_refs);
 
 /* Normalizer of axiom `id`, or NULL if its plugin is not loaded. */
 typedef MimNormalizer (*MimImageNormFn)(void *user, uint64_t id);
 
 /* Reads an image into w, which must hold no node besides its builtins.
- * Returns the nodes indexed by gid (*num_gids entries, NULL where no node
- * has that gid; caller frees), or NULL if the image is malformed or names an
- * axiom whose normalizer `norm` cannot provide. w is unchanged when the
- * image fails its checks; an image that passes them but lies (duplicate
- * nodes) leaves some of its nodes behind as garbage. */
+ * Returns the nodes by reference (index 0 is NULL, *num_nodes entries
+ * after it; caller frees), or NULL. An image that is cut short or damaged
+ * (checksum), meant for another World, or needing a normalizer `norm` does
+ * not provide is refused before anything is built: w is unchanged. Only an
+ * image with a valid checksum that still lies (inconsistent records) can
+ * fail later, leaving some of its nodes behind as garbage. */
 MimDef **mim_image_read(MimWorld *w, MimByteReader *r, MimImageNormFn norm, void *user,
-                        uint32_t *num_gids);
+                        uint32_t *num_nodes);
 
 #endif
