@@ -77,16 +77,26 @@ static uint8_t read_u8(MimByteReader *r) {
     return 0;
 }
 
-uint32_t mim_read_u32(MimByteReader *r) {
-    if (r->p < r->end && *r->p < 0x80) return *r->p++; /* most numbers are small */
-    uint32_t x = 0;
-    for (unsigned shift = 0; shift < 35; shift += 7) {
+/* A LEB128 varint of at most `max_bytes` bytes. */
+static uint64_t read_varint(MimByteReader *r, unsigned max_bytes) {
+    uint64_t x = 0;
+    for (unsigned k = 0; k < max_bytes; ++k) {
         const uint8_t *p = take(r, 1);
         if (!p) return 0;
-        x |= (uint32_t)(*p & 0x7f) << shift;
+        x |= (uint64_t)(*p & 0x7f) << (7 * k);
         if (!(*p & 0x80)) return x;
     }
-    r->ok = false; /* more than 5 bytes: not a u32 */
+    r->ok = false; /* too long for its type */
+    return 0;
+}
+
+static uint64_t read_u64v(MimByteReader *r) { return read_varint(r, 10); }
+
+uint32_t mim_read_u32(MimByteReader *r) {
+    if (r->p < r->end && *r->p < 0x80) return *r->p++; /* most numbers are small */
+    uint64_t x = read_varint(r, 5);
+    if (x <= UINT32_MAX) return (uint32_t)x;
+    r->ok = false;
     return 0;
 }
 
@@ -364,17 +374,6 @@ typedef struct Reader {
     MimDef **builtins; /* by gid, up to base_gid */
 } Reader;
 
-static uint64_t read_u64v(MimByteReader *r) {
-    uint64_t x = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        const uint8_t *p = take(r, 1);
-        if (!p) return 0;
-        x |= (uint64_t)(*p & 0x7f) << shift;
-        if (!(*p & 0x80)) return x;
-    }
-    r->ok = false;
-    return 0;
-}
 
 static MimSym get_sym(Reader *rd) {
     uint32_t k = mim_read_u32(rd->in);
