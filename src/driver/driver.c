@@ -30,13 +30,10 @@ typedef struct Run {
     char *paths[MIM_MAX_PATHS * 2 + 8];
     size_t num_paths;
     MimWorld *world;
-    /* The front end's World, replaced by the optimizer's result. It stays
-     * alive until the end of the run: the front end's names and file paths
-     * (used by locations of nodes in later Worlds) are interned there. */
-    MimWorld *retired[1];
-    size_t num_retired;
     MimDiag diag; /* front-end messages */
-    MimFe *fe;
+    MimFe *fe;      /* freed before optimization (the AST is no longer needed) */
+    char **imports; /* the --output-mim header lines, taken from the front end */
+    size_t num_imports;
     MimRegistry plugins; /* loaded libraries; closed after every World is freed */
 } Run;
 
@@ -146,50 +143,60 @@ static void write_deps(Run *r) {
     fputc('\n', f);
 }
 
-static void write_mim(Run *r) {
+/* The `.import`/`.mim/plugin` lines of --output-mim, one per parsed file:
+ * copied out of the front end, whose names live in the front end's World. */
+static void take_imports(Run *r) {
     size_t n = mim_fe_num_files(r->fe);
-    char **lines = mim_xcalloc(n, sizeof *lines);
+    r->imports = mim_xcalloc(n, sizeof *r->imports);
+    r->num_imports = n;
     for (size_t i = 0; i < n; ++i) {
         const MimFeFile *file = mim_fe_file(r->fe, i);
         const char *kw = mim_registry_is_loaded(&r->plugins, file->name) ? ".mim/plugin" : ".import";
         size_t len = strlen(kw) + strlen(file->name) + 3;
-        lines[i] = mim_xmalloc(len);
-        snprintf(lines[i], len, "%s %s;", kw, file->name);
+        r->imports[i] = mim_xmalloc(len);
+        snprintf(r->imports[i], len, "%s %s;", kw, file->name);
     }
+}
+
+static void write_mim(Run *r) {
     MimPrintOptions po = {.ascii = r->o->ascii,
                           .dump_gid = r->o->dump_gid,
                           .recursive = r->o->dump_recursive,
                           .scalarize_threshold = r->o->scalarize_threshold};
-    mim_print_world(r->world, r->mim.f, &po, (const char *const *)lines, n);
-    for (size_t i = 0; i < n; ++i) free(lines[i]);
-    free(lines);
+    mim_print_world(r->world, r->mim.f, &po, (const char *const *)r->imports, r->num_imports);
 }
 
-static MimPassHandler host_handler(void *ctx, uint64_t base) {
-    return mim_registry_pass(ctx, base);
+/* The optimizer is done with the front end's World: its messages (the
+ * warnings of the pipeline interpretation) are printed and it is freed.
+ * Later Worlds intern their own names and file names, so nothing points
+ * into it; freeing it early lowers the peak memory of -O2. */
+static void release_front(void *run, MimWorld *front) {
+    Run *r = run;
+    mim_diag_print(mim_world_diag(front), r->err, color_of(r->err));
+    mim_world_free(front);
+    r->world = NULL;
 }
-static bool host_loaded(void *ctx, const char *name) { return mim_registry_is_loaded(ctx, name); }
 
-/* -O1: the cleanup. -O2: the compilation pipeline (compile.md §3). The World
- * the front end built stays alive until the end of the run (its names and
- * file paths are interned there and used by later Worlds' locations). */
+static MimPassHandler run_handler(void *run, uint64_t base) {
+    return mim_registry_pass(&((Run *)run)->plugins, base);
+}
+static bool run_loaded(void *run, const char *name) {
+    return mim_registry_is_loaded(&((Run *)run)->plugins, name);
+}
+
+/* -O1: the cleanup. -O2: the compilation pipeline (compile.md §3). The front
+ * end's World is freed as soon as it has been copied (release_front). */
 static bool optimize(Run *r, long level) {
-    MimWorld *w = r->world;
+    MimWorld *front = r->world, *w = front;
     bool ok;
     if (level >= 2) {
-        MimOptHost host = {&r->plugins, host_handler, host_loaded};
+        MimOptHost host = {r, run_handler, run_loaded, release_front};
         ok = mim_optimize(&w, &host);
     } else {
-        ok = mim_swap_cleanup(&w, r->world);
+        ok = mim_swap_cleanup(&w, front);
     }
-    /* Warnings of the pipeline interpretation are recorded in the input World. */
-    MimDiag *d = mim_world_diag(r->world);
-    if (w != r->world) {
-        r->retired[r->num_retired++] = r->world;
-        r->world = w;
-        mim_diag_print(d, r->err, color_of(r->err));
-        mim_diag_clear(d);
-    }
+    if (w != front && r->world) release_front(r, front); /* -O1, or failed after copying */
+    r->world = w;
     if (!ok) {
         fprintf(r->err, "error: optimization failed\n");
         print_world_diag(r);
@@ -232,6 +239,9 @@ static int run(Run *r) {
         fprintf(r->err, "error: illegal optimization level '%ld'\n", o->opt_level);
         return 1;
     }
+    take_imports(r);
+    mim_fe_free(r->fe);
+    r->fe = NULL;
     if (level >= 1 && !optimize(r, level)) return 1;
     if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
     if (r->mim.f) write_mim(r);
@@ -257,7 +267,8 @@ int mim_run(const MimOptions *o, FILE *err) {
     int code = run(&r);
     if (r.fe) mim_fe_free(r.fe);
     if (r.world) mim_world_free(r.world);
-    for (size_t i = 0; i < r.num_retired; ++i) mim_world_free(r.retired[i]);
+    for (size_t i = 0; i < r.num_imports; ++i) free(r.imports[i]);
+    free(r.imports);
     mim_registry_free(&r.plugins); /* after the Worlds: they hold normalizer pointers */
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);

@@ -79,6 +79,9 @@ struct MimRewriter {
     MimPtrMap pending;   /* old mutables whose type is being rewritten (no stub yet) */
     MimRewriteHook hook; /* NULL = mim_rewrite_default */
     void *user;
+    /* Between Worlds, the last source file name and its copy interned in
+     * dst (nodes come in runs from one file: one lookup per run). */
+    const char *file_src, *file_dst;
 };
 
 void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewriteHook hook,

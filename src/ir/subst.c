@@ -36,13 +36,25 @@ MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_) {
     return new_;
 }
 
+/* old's location as a location of dst: between Worlds the file name is
+ * interned in dst, so that the source World can be freed. */
+static MimLoc dst_loc(MimRewriter *rw, MimLoc loc) {
+    if (rw->src == rw->dst || !loc.file) return loc;
+    if (loc.file != rw->file_src) {
+        rw->file_src = loc.file;
+        rw->file_dst = mim_world_sym(rw->dst, loc.file);
+    }
+    loc.file = rw->file_dst;
+    return loc;
+}
+
 /* A rebuilt node keeps the name and location of the node it replaces unless
  * it already has its own (first name wins, output-format.md §4): copies made
  * by specialization or by the cleanup print with the original's name. */
 static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
     if (res == old) return;
     if (!res->name && old->name) mim_def_set_name(res, mim_world_sym(rw->dst, old->name));
-    if (res->loc.begin.row == 0) res->loc = old->loc;
+    if (res->loc.begin.row == 0) res->loc = dst_loc(rw, old->loc);
 }
 
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {

@@ -153,6 +153,7 @@ MimWorld *mim_world_inherit(const MimWorld *old) {
     w->stack_budget = old->stack_budget;
     w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
     w->loc = old->loc;
+    w->loc.file = old->loc.file ? mim_sym(&w->syms, old->loc.file) : NULL; /* old may be freed first */
     create_builtins(w);
     return w;
 }

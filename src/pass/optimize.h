@@ -11,11 +11,17 @@ typedef struct MimOptHost {
     void *ctx;
     MimPassHandler (*handler)(void *ctx, uint64_t base_id); /* NULL = none */
     bool (*loaded)(void *ctx, const char *plugin);
+    /* Called once the optimizer is done with the input World (after its
+     * first cleanup; nothing of the optimizer points into it any more): the
+     * host takes it over, e.g. reports its messages (the pipeline's warnings)
+     * and frees it. NULL = the caller keeps owning it. */
+    void (*release)(void *ctx, MimWorld *input);
 } MimOptHost;
 
 /* Optimizes *w. On return *w is the current World: the input World is never
- * freed (the caller owns it), intermediate Worlds are; on failure the
- * returned World holds the diagnostics. */
+ * freed by the optimizer (the caller owns it, or receives it through
+ * host->release), intermediate Worlds are; on failure the returned World
+ * holds the diagnostics. */
 bool mim_optimize(MimWorld **w, const MimOptHost *host);
 
 /* Replace *w by its cleanup (freeing the old World unless it is keep). */

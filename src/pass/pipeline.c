@@ -188,7 +188,16 @@ bool mim_swap_cleanup(MimWorld **w, const MimWorld *keep) {
     return true;
 }
 
-static bool run_steps(MimPipeline *pb, MimWorld **w, const MimWorld *keep) {
+/* Hands the input World to the host once the current World is another one
+ * (the interpretation's nodes, pass_of, were dropped before the steps ran). */
+static void release_input(MimPipeline *pb, MimWorld *cur, MimWorld **keep) {
+    if (!*keep || cur == *keep || !pb->host || !pb->host->release) return;
+    pb->w = NULL;
+    pb->host->release(pb->host->ctx, *keep);
+    *keep = NULL;
+}
+
+static bool run_steps(MimPipeline *pb, MimWorld **w, MimWorld *keep) {
     for (size_t i = 0; i < pb->num_steps; ++i) {
         Step *s = &pb->steps[i];
         switch (s->kind) {
@@ -216,6 +225,7 @@ static bool run_steps(MimPipeline *pb, MimWorld **w, const MimWorld *keep) {
             if (!mim_swap_cleanup(w, keep)) return false;
             break;
         }
+        release_input(pb, *w, &keep);
     }
     return true;
 }
@@ -246,6 +256,7 @@ bool mim_optimize(MimWorld **w, const MimOptHost *host) {
     MimDef *body = mim_lam_body(fn);
     bool ok = body && mim_pipeline_handle(&pb, body) && !pb.failed;
     mim_pipeline_end_pass_phase(&pb);
+    mim_ptrmap_free(&pb.pass_of); /* keyed by nodes of orig, only for the interpretation */
     if (ok) ok = run_steps(&pb, w, orig);
     free_pipeline(&pb);
     return ok;

@@ -195,6 +195,32 @@ static void test_rewrite_other_world(void) {
     mim_world_free(b);
 }
 
+/* A copy into an inherited World outlives its source: names and location
+ * file names are interned in the new World (the driver frees the front end's
+ * World right after the first cleanup). */
+static void test_rewrite_outlives_source(void) {
+    MimWorld *a = mim_world_new();
+    MimLoc loc = {mim_world_sym(a, "src/t.mim"), {3, 1}, {3, 9}};
+    mim_world_set_loc(a, loc);
+    MimDef *nat = mim_nat(a);
+    MimDef *f = mut_fun(a, nat, nat);
+    mim_def_set_name(f, mim_world_sym(a, "f"));
+    mim_lam_set(a, f, mim_lit_bool(a, false), mim_var(a, f));
+    MimWorld *b = mim_world_inherit(a);
+    mim_world_set_loc(b, (MimLoc){0});
+    MimRewriter rw;
+    mim_rewriter_init(&rw, a, b, NULL, NULL);
+    MimDef *g = mim_rewrite(&rw, f);
+    mim_rewriter_fini(&rw);
+    MimWorld *c = mim_world_inherit(a);
+    mim_world_free(a);
+    CHECK(g && g->name == mim_world_sym(b, "f"));
+    CHECK(g && g->loc.file == mim_world_sym(b, "src/t.mim") && g->loc.begin.row == 3);
+    CHECK(mim_world_loc(c).file == mim_world_sym(c, "src/t.mim"));
+    mim_world_free(b);
+    mim_world_free(c);
+}
+
 /* `lam b (i: Bool) = (0, tt)#i` as the front end builds it: the Pi's hole
  * codomain is solved with the body's type, which mentions the Lam's own
  * variable, so the Lam's type refers back to the Lam. Rewriting must stub the
@@ -534,6 +560,7 @@ int main(void) {
     RUN(test_hole_occurs_check);
     RUN(test_hole_elimination);
     RUN(test_rewrite_other_world);
+    RUN(test_rewrite_outlives_source);
     RUN(test_rewrite_hook);
     RUN(test_rewrite_type_mentions_own_var);
     RUN(test_top_wildcard);
