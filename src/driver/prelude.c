@@ -1,6 +1,7 @@
 /* Prelude images (prelude.h). File layout: magic, format version, the key
  * (module count, then per module: name, text hash, loaded bits), the World
- * image (ir/image.h), then per module the gids its top-level binders denote,
+ * image (ir/image.h), then the image references of the top-level binders of
+ * each module (in mim_emit_top_binders order),
  * and a final magic. The file name is the key's hash, so finding the image
  * of a prefix costs one failed open per shorter prefix tried. */
 #include "driver/prelude.h"
