@@ -129,7 +129,7 @@ static bool parse_all(Run *r) {
 
 static bool emit_all(Run *r) {
     bool load = !r->o->no_prelude && !r->o->bootstrap;
-    bool ok = mim_program_emit_prelude(r->world, r->fe, &r->plugins, load, r->o->write_prelude, r->err);
+    bool ok = mim_program_emit(r->world, r->fe, &r->plugins, load, r->o->write_prelude, r->err);
     print_world_diag(r); /* the first type error, or the warnings of emission (no count line) */
     return ok;
 }

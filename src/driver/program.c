@@ -19,8 +19,8 @@ static bool hook_loaded(void *reg, MimSym plugin) { return mim_registry_is_loade
 
 static MimNormalizer hook_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
 
-bool mim_program_emit_prelude(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelude,
-                              bool write_prelude, FILE *err) {
+bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelude,
+                      bool write_prelude, FILE *err) {
     MimEmitHooks hooks = {hook_loaded, hook_normalizer, reg};
     size_t n = mim_fe_num_modules(fe);
     size_t first = load_prelude ? mim_prelude_load(w, fe, reg) : 0;
@@ -31,6 +31,3 @@ bool mim_program_emit_prelude(MimWorld *w, MimFe *fe, MimRegistry *reg, bool loa
     return true;
 }
 
-bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg) {
-    return mim_program_emit_prelude(w, fe, reg, false, false, NULL);
-}

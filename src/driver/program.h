@@ -14,14 +14,11 @@ void mim_program_load_directives(MimFe *fe, bool (*load)(void *user, const char 
 
 /* Emits all modules of fe in binding order into w, registering annexes and
  * normalizers of the libraries in reg. False at the first error (recorded in
- * the World's diagnostics). */
-bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg);
-
-/* mim_program_emit, first loading the longest prelude image that fits
- * (driver/prelude.h) if load_prelude, and saving the image of all modules
- * before the input if write_prelude (a failure to write is reported on err
- * and fails the emission). */
-bool mim_program_emit_prelude(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelude,
-                              bool write_prelude, FILE *err);
+ * the World's diagnostics). With load_prelude, the longest prelude image that
+ * fits (driver/prelude.h) replaces the emission of the modules it covers;
+ * with write_prelude, the image of all modules before the input is saved (a
+ * failure to write is reported on err and fails the emission). */
+bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelude,
+                      bool write_prelude, FILE *err);
 
 #endif

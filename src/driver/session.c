@@ -98,7 +98,10 @@ bool mim_session_build(MimSession *s) {
     if (!mim_fe_bind(s->fe)) return !(s->failed = true);
     mim_program_load_directives(s->fe, load_directive, s);
     if (s->failed) return false;
-    if (!mim_program_emit(s->world, s->fe, &s->plugins)) return !(s->failed = true);
+    /* Prelude images (docs/startup.md) spare the emission of the standard
+     * interfaces when they fit; they never change the World built. */
+    if (!mim_program_emit(s->world, s->fe, &s->plugins, true, false, NULL))
+        return !(s->failed = true);
     return true;
 }
 
