@@ -115,13 +115,15 @@ static MimDef *lower(MimWorld *w, MimDef *call) {
     if (!new_body || !new_exit || !new_yield) goto done;
 
     MimDef *targets[2] = {new_exit, new_body};
-    MimDef *cmp = mim_app(w, core_op(w, MIM_core_icmp_ul, m), mim_pair(w, iter, end));
+    MimDef *ul = core_op(w, MIM_core_icmp_ul, m); /* built left to right: gids */
+    MimDef *cmp = mim_app(w, ul, mim_pair(w, iter, end));
     MimDef *branch = mim_extract(w, mim_tuple(w, targets, 2), cmp);
     MimDef *mem_arg = has_mem ? find_mem(w, mim_var(w, head)) : mim_unit(w);
     if (!mim_lam_set(w, head, mim_lit_bool(w, false), mim_app(w, branch, mem_arg))) goto done;
 
-    MimDef *next = mim_app(w, mim_app(w, core_op(w, MIM_core_wrap_add, m), mim_lit_nat(w, 3)),
-                           mim_pair(w, iter, step));
+    MimDef *add = core_op(w, MIM_core_wrap_add, m);
+    add = mim_app(w, add, mim_lit_nat(w, 3));
+    MimDef *next = mim_app(w, add, mim_pair(w, iter, step));
     elems[0] = next;
     for (size_t i = 0; i < k; ++i)
         elems[i + 1] = k == 1 ? mim_var(w, new_yield) : mim_var_proj(w, new_yield, k, i);

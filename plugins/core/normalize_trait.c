@@ -50,7 +50,8 @@ static MimDef *join_trait(MimWorld *w, unsigned sub, MimDef *T) {
         if (a > align) align = a;
         if (s > size) size = s;
     }
-    MimDef *payload = mim_arr(w, mim_lit_nat(w, size / align), mim_type_int(w, (unsigned)(align * 8)));
+    MimDef *count = mim_lit_nat(w, size / align); /* left to right: gids */
+    MimDef *payload = mim_arr(w, count, mim_type_int(w, (unsigned)(align * 8)));
     MimDef *ops[2] = {mim_type_idx_n(w, k), payload};
     MimDef *sigma = ops[1] ? mim_sigma(w, ops, 2) : NULL;
     return sigma ? trait(w, sub, sigma) : NULL;

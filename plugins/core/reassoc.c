@@ -1,11 +1,17 @@
 /* Reassociation of literal operands (see reassoc.h). Rules are tried in the
  * order of core.md §4.4; new calls use mode 0 and are normalized again,
- * which folds the literal pair they bring together. */
+ * which folds the literal pair they bring together. Nodes are built left to
+ * right in separate statements: C leaves the order of argument and
+ * initializer evaluation open, and gids (creation order) must not depend on
+ * the compiler. */
 #include "reassoc.h"
 
 static MimDef *call(MimWorld *w, uint64_t id, MimDef *s, MimDef *x, MimDef *y) {
-    MimDef *args[3] = {s, mim_lit_nat(w, 0), core_pair(w, x, y)};
-    return args[2] ? core_call(w, id, args, 3) : NULL;
+    if (!x || !y) return NULL;
+    MimDef *mode = mim_lit_nat(w, 0);
+    MimDef *pair = core_pair(w, x, y);
+    MimDef *args[3] = {s, mode, pair};
+    return pair ? core_call(w, id, args, 3) : NULL;
 }
 
 /* Operands of `d` if it is a fully applied call of the same operation. */
@@ -25,7 +31,9 @@ bool core_reassoc(MimWorld *w, uint64_t id, MimDef *s, MimDef *a, MimDef *b, Mim
     if (la && lz) { /* a op (z op v) → (a op z) op v */
         *out = call(w, id, s, call(w, id, s, a, z), v);
     } else if (lx && lz) { /* (x op y) op (z op v) → (x op z) op (y op v) */
-        *out = call(w, id, s, call(w, id, s, x, z), call(w, id, s, y, v));
+        MimDef *xz = call(w, id, s, x, z);
+        MimDef *yv = call(w, id, s, y, v);
+        *out = call(w, id, s, xz, yv);
     } else if (lz) { /* a op (z op v) → z op (a op v) */
         *out = call(w, id, s, z, call(w, id, s, a, v));
     } else if (lx) { /* (x op y) op b → x op (y op b) */

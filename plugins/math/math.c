@@ -71,7 +71,8 @@ static void operands(MimWorld *w, MimDef *arg, MimDef **a, MimDef **b) {
 /* %math.<id> {pe} mode arg through ordinary (normalizing) application. */
 static MimDef *call(MimWorld *w, uint64_t id, MimDef *pe, uint64_t mode, MimDef *arg) {
     MimDef *ax = mim_annex(w, id);
-    return mim_app(w, mim_app(w, mim_app(w, ax, pe), mim_lit_nat(w, mode)), arg);
+    MimDef *with_pe = mim_app(w, ax, pe); /* left to right (gids), not C's open order */
+    return mim_app(w, mim_app(w, with_pe, mim_lit_nat(w, mode)), arg);
 }
 
 /* ---- %math.arith ---------------------------------------------------------- */
@@ -104,7 +105,9 @@ static MimDef *reassociate(MimWorld *w, uint64_t id, MimDef *pe, uint64_t mode, 
     }
     if (lx && lz) { /* (x op y) op (z op w) → (x op z) op (y op w) */
         uint64_t m = mode & ma & mb;
-        return call(w, id, pe, m, mim_pair(w, call(w, id, pe, m, mim_pair(w, x, z)), call(w, id, pe, m, mim_pair(w, y, v))));
+        MimDef *xz = call(w, id, pe, m, mim_pair(w, x, z)); /* left to right: gids */
+        MimDef *yv = call(w, id, pe, m, mim_pair(w, y, v));
+        return call(w, id, pe, m, mim_pair(w, xz, yv));
     }
     if (lz) { /* a op (z op w) → z op (a op w) */
         uint64_t m = mode & mb;
@@ -205,7 +208,8 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
         }
         uint64_t id = sub == EX_IMIN ? MIM_math_extrema_fmin : MIM_math_extrema_fmax;
         MimDef *ax = mim_annex(w, id);
-        return mim_app(w, mim_app(w, mim_app(w, ax, call_pe(callee)), call_mode(callee)), mim_pair(w, a, b));
+        MimDef *head = mim_app(w, mim_app(w, ax, call_pe(callee)), call_mode(callee));
+        return mim_app(w, head, mim_pair(w, a, b));
     }
     return mim_raw_app(w, type, callee, arg);
 }

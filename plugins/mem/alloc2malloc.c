@@ -29,7 +29,8 @@ static MimDef *alloc2malloc_rewrite(MimPass *p, MimDef *d) {
         MimDef *args[2] = {arg, size};
         return sized(w, MIM_mem_malloc, Ta, args, 2);
     }
-    MimDef *args[3] = {mim_proj(w, arg, 2, 0), size, mim_proj(w, arg, 2, 1)};
+    MimDef *mem = mim_proj(w, arg, 2, 0); /* left to right: gids */
+    MimDef *args[3] = {mem, size, mim_proj(w, arg, 2, 1)};
     return sized(w, MIM_mem_mslot, Ta, args, 3);
 }
 

@@ -807,7 +807,8 @@ static MimDef *ssa_rewrite(MimPass *p, MimDef *d) {
         SlotInfo *si = mim_ptrmap_get(&s->slot_by_id, id_key(id));
         if (!si || si->state != SLOT_DEAD) return d;
         MimDef *ptr = res(w, mim_proj(w, mim_def_type(d), 2, 1));
-        return mim_tuple(w, (MimDef *[]){mim_proj(w, arg, 2, 0), mim_bot(w, ptr)}, 2);
+        MimDef *mem = mim_proj(w, arg, 2, 0); /* left to right: gids */
+        return mim_tuple(w, (MimDef *[]){mem, mim_bot(w, ptr)}, 2);
     }
     if (!s->need.len) return d;
     MimDef *r = rewrite_call(s, d);

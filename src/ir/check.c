@@ -102,12 +102,21 @@ static MimDef *solve_umax(Alpha *a, MimDef *umax, MimDef *other) {
     return res;
 }
 
+/* The arities of d1 and d2 agree. They are computed in this order on
+ * purpose (they may build literals, and gids follow creation order; C would
+ * leave the order of two arguments open). */
+static bool same_arity(Alpha *a, MimDef *d1, MimDef *d2) {
+    MimDef *n1 = mim_arity(a->w, d1);
+    MimDef *n2 = mim_arity(a->w, d2);
+    return alpha_(a, n1, n2);
+}
+
 static bool alpha_internal(Alpha *a, MimDef *d1, MimDef *d2) {
     MimWorld *w = a->w;
     if (!alpha_(a, raw_type(d1), raw_type(d2))) return false;
     if (d1->node == MIM_TOP || d2->node == MIM_TOP) return a->infer; /* ⊤ is a wildcard */
     if (!a->infer && (d1->node == MIM_INFER || d2->node == MIM_INFER)) return false;
-    if (!alpha_(a, mim_arity(w, d1), mim_arity(w, d2))) return false;
+    if (!same_arity(a, d1, d2)) return false;
 
     if (d1->is_mut) mim_ptrmap_put(&a->vars, d1, d2->is_mut ? d2 : NULL);
     if (d2->is_mut) mim_ptrmap_put(&a->vars, d2, d1->is_mut ? d1 : NULL);
@@ -213,7 +222,7 @@ static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
     if (val->node == MIM_INFER) return alpha_(a, type, val->type); /* open hole */
 
     if (type->node == MIM_SIGMA) {
-        if (!vtype || !alpha_(a, mim_arity(w, type), mim_arity(w, vtype))) return false;
+        if (!vtype || !same_arity(a, type, vtype)) return false;
         size_t n = type->num_ops;
         MimDef *small[8], **red = n <= 8 ? small : mim_xmalloc(n * sizeof *red);
         bool ok = mim_reduce(w, type, val, red); /* dependent elements see val */
@@ -225,7 +234,7 @@ static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
         return ok;
     }
     if (type->node == MIM_ARR) {
-        if (!vtype || !alpha_(a, mim_arity(w, type), mim_arity(w, vtype))) return false;
+        if (!vtype || !same_arity(a, type, vtype)) return false;
         uint64_t n;
         MimDef *shape = mim_resolve(w, type->ops[0]);
         if (shape && shape->node == MIM_LIT && mim_def_lit(shape, &n)) {
