@@ -24,7 +24,7 @@ typedef enum MimSeverity { MIM_ERROR, MIM_WARNING, MIM_NOTE } MimSeverity;
 
 typedef struct MimDiagMsg {
     MimSeverity sev;
-    MimLoc loc;
+    MimLoc loc; /* its file name is a copy owned by the MimDiag */
     char *text; /* heap-owned by the MimDiag */
 } MimDiagMsg;
 

@@ -1,13 +1,16 @@
-/* Prelude images (prelude.h). File layout: magic, format version, the key
- * (module count, then per module: name, text hash, loaded bits), the World
- * image (ir/image.h), then the image references of the top-level binders of
- * each module (in mim_emit_top_binders order),
- * and a final magic. The file name is the key's hash, so finding the image
- * of a prefix costs one failed open per shorter prefix tried. */
+/* Prelude images (prelude.h). File layout: the key (magic, format version,
+ * options, module count, then per module: name, text hash, loaded bits),
+ * the tail's length and checksum, the tail (the paths the modules were
+ * written from, the image references of their top-level binders in
+ * mim_emit_top_binders order, a final magic), then the World image
+ * (ir/image.h, checksummed itself). The file name is the key's hash, so
+ * finding the image of a prefix costs one failed open per shorter prefix
+ * tried. */
 #include "driver/prelude.h"
 
 #include "fe/emit.h"
 #include "ir/image.h"
+#include "ir/ir.h" /* node locations, rewritten in place */
 #include "util/sym.h"
 
 #include <errno.h>
@@ -98,13 +101,14 @@ static void take_binder(void *user, MimBinder *b) {
 
 /* ---- loading ------------------------------------------------------------------ */
 
-/* The file mapped read-only (no copy: fewer pages to fault in). */
+/* The file mapped read-only, no copy. Only regular files: opening does not
+ * wait (O_NONBLOCK: a FIFO of that name would block a plain open). */
 static const uint8_t *map_file(const char *path, size_t *len) {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) return NULL;
     struct stat st;
     void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_size > 0)
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
         p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return NULL;
@@ -114,40 +118,89 @@ static const uint8_t *map_file(const char *path, size_t *len) {
 
 static MimNormalizer image_normalizer(void *reg, uint64_t id) { return mim_registry_normalizer(reg, id); }
 
-/* The image of exactly the first n modules, if there is one. */
-static bool load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
+/* Locations name the files the image was written from; this run may have
+ * found the same interfaces elsewhere (a copied or installed plugin
+ * directory): such locations are moved to this run's paths. */
+static void move_locations(MimWorld *w, MimFe *fe, MimSym *written, size_t n, MimDef **nodes,
+                           uint32_t num_nodes) {
+    bool moved = false;
+    for (size_t i = 0; i < n; ++i) moved |= written[i] != mim_fe_module(fe, i)->path;
+    if (!moved) return;
+    for (uint32_t k = 1; k <= num_nodes; ++k)
+        for (size_t i = 0; i < n; ++i)
+            if (nodes[k]->loc.file == written[i]) {
+                nodes[k]->loc.file = mim_fe_module(fe, i)->path;
+                break;
+            }
+    MimLoc loc = mim_world_loc(w);
+    for (size_t i = 0; i < n; ++i)
+        if (loc.file == written[i]) loc.file = mim_fe_module(fe, i)->path;
+    mim_world_set_loc(w, loc);
+}
+
+typedef enum { LOAD_NONE, LOAD_DONE, LOAD_BROKEN } LoadResult;
+
+/* The image of exactly the first n modules, if there is one. Layout after
+ * the key: the tail (the paths the modules were written from and the image
+ * references of their top-level binders) with its length and checksum, then
+ * the image. Everything is checked before anything is built, except what
+ * only a forged file can get wrong: that breaks the run (LOAD_BROKEN). */
+static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, char **path) {
     MimBytes key = {0};
     put_key(&key, w, fe, reg, n);
-    char *path = image_path(fe, &key);
+    *path = image_path(fe, &key);
     size_t len = 0;
-    const uint8_t *data = map_file(path, &len);
-    free(path);
+    const uint8_t *data = map_file(*path, &len);
     bool ok = data && len >= key.len && memcmp(data, key.data, key.len) == 0;
     MimByteReader in = {NULL, NULL, false};
     if (ok) in = (MimByteReader){data + key.len, data + len, true};
+    uint64_t tail_len = ok ? mim_read_u64(&in) : 0, tail_sum = ok ? mim_read_u64(&in) : 0;
+    ok = ok && in.ok && tail_len <= (uint64_t)(in.end - in.p) &&
+         mim_bytes_checksum(in.p, (size_t)tail_len) == tail_sum;
+    MimByteReader tail = {NULL, NULL, false};
+    if (ok) {
+        tail = (MimByteReader){in.p, in.p + tail_len, true};
+        in.p += tail_len;
+    }
+    MimSym *written = mim_xcalloc(n ? n : 1, sizeof *written);
+    for (size_t i = 0; ok && i < n; ++i) written[i] = mim_read_sym(&tail, w);
+    ok = ok && tail.ok;
     uint32_t num_nodes = 0;
-    MimDef **nodes = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_nodes) : NULL;
-    /* The binder table follows the image. */
-    if (nodes) in = (MimByteReader){in.end, data + len, true};
-    BinderIn bi = {&in, nodes, num_nodes, NULL, NULL, 0, 0};
-    for (size_t i = 0; nodes && in.ok && i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), take_binder, &bi);
-    ok = nodes && in.ok && mim_read_u64(&in) == PRELUDE_MAGIC && in.p == in.end;
+    bool changed = false;
+    MimDef **nodes = ok ? mim_image_read(w, &in, image_normalizer, reg, &num_nodes, &changed) : NULL;
+    BinderIn bi = {&tail, nodes, num_nodes, NULL, NULL, 0, 0};
+    for (size_t i = 0; nodes && tail.ok && i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), take_binder, &bi);
+    ok = nodes && tail.ok && mim_read_u64(&tail) == PRELUDE_MAGIC && tail.p == tail.end;
     if (ok) {
         for (size_t i = 0; i < bi.len; ++i) bi.binders[i]->def = bi.defs[i];
         for (size_t i = 0; i < n; ++i) mim_emit_restore_annexes(w, mim_fe_module(fe, i));
+        move_locations(w, fe, written, n, nodes, num_nodes);
     }
+    free(written);
     free(bi.binders);
     free(bi.defs);
     free(nodes);
     if (data) munmap((void *)data, len);
     mim_vec_free(&key);
-    return ok;
+    return ok ? LOAD_DONE : changed ? LOAD_BROKEN : LOAD_NONE;
 }
 
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
     size_t num = mim_fe_num_modules(fe);
-    for (size_t n = num ? num - 1 : 0; n > 0; --n)
-        if (load_prefix(w, fe, reg, n)) return n;
+    for (size_t n = num ? num - 1 : 0; n > 0; --n) {
+        char *path = NULL;
+        LoadResult r = load_prefix(w, fe, reg, n, &path);
+        if (r == LOAD_BROKEN) {
+            MimLoc none = {0};
+            mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
+                            "prelude image \"%s\" is inconsistent (forged or from another build); remove it "
+                            "or run with MIM_NO_PRELUDE=1",
+                            path);
+        }
+        free(path);
+        if (r == LOAD_DONE) return n;
+        if (r == LOAD_BROKEN) return MIM_PRELUDE_BROKEN;
+    }
     return 0;
 }
 
@@ -165,9 +218,18 @@ bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE 
     DefList roots = {0}; /* what the top-level binders denote, in walk order */
     for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), add_root, &roots);
     uint32_t *refs = mim_xmalloc((roots.len ? roots.len : 1) * sizeof *refs);
-    mim_image_write(w, roots.data, roots.len, &b, refs);
-    for (size_t i = 0; i < roots.len; ++i) mim_bytes_u32(&b, refs[i]);
-    mim_bytes_u64(&b, PRELUDE_MAGIC);
+    MimBytes image = {0}, tail = {0};
+    mim_image_write(w, roots.data, roots.len, &image, refs);
+    for (size_t i = 0; i < n; ++i) mim_bytes_str(&tail, mim_fe_module(fe, i)->path);
+    for (size_t i = 0; i < roots.len; ++i) mim_bytes_u32(&tail, refs[i]);
+    mim_bytes_u64(&tail, PRELUDE_MAGIC);
+    mim_bytes_u64(&b, tail.len);
+    mim_bytes_u64(&b, mim_bytes_checksum(tail.data, tail.len));
+    mim_vec_reserve(&b, b.len + tail.len + image.len);
+    memcpy(b.data + b.len, tail.data, tail.len), b.len += tail.len;
+    memcpy(b.data + b.len, image.data, image.len), b.len += image.len;
+    mim_vec_free(&image);
+    mim_vec_free(&tail);
     free(refs);
     mim_vec_free(&roots);
 
@@ -177,10 +239,21 @@ bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE 
         mkdir(path, 0777);
         *slash = '/';
     }
-    FILE *f = fopen(path, "wb");
+    /* Written next to its final name, then renamed: a run never maps a
+     * half-written image. */
+    size_t plen = strlen(path);
+    char *tmp = mim_xmalloc(plen + 5);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    FILE *f = fopen(tmp, "wb");
     bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
     if (f && fclose(f) != 0) ok = false;
-    if (!ok) fprintf(err, "error: cannot write prelude image \"%s\": %s\n", path, strerror(errno));
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        fprintf(err, "error: cannot write prelude image \"%s\": %s\n", path, strerror(errno));
+        remove(tmp);
+    }
+    free(tmp);
     free(path);
     mim_vec_free(&b);
     return ok;

@@ -23,7 +23,11 @@
 /* Loads the image covering the longest prefix of fe's emission order
  * (never the last module, the input) into the fresh World w and binds those
  * modules' top-level names to its nodes. Returns the number of modules it
- * covers (0: none found, nothing changed). */
+ * covers (0: none found, nothing changed), or MIM_PRELUDE_BROKEN if an image
+ * passed every check before building but turned out inconsistent while
+ * being read (a forged file): the error is in w's diagnostics, and w must
+ * not be used. */
+#define MIM_PRELUDE_BROKEN ((size_t)-1)
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg);
 
 /* Writes the image of w, which holds exactly the first `n` modules of fe's

@@ -24,6 +24,7 @@ bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelud
     MimEmitHooks hooks = {hook_loaded, hook_normalizer, reg};
     size_t n = mim_fe_num_modules(fe);
     size_t first = load_prelude ? mim_prelude_load(w, fe, reg) : 0;
+    if (first == MIM_PRELUDE_BROKEN) return false;
     for (size_t i = first; i < n; ++i) {
         if (write_prelude && i + 1 == n && !mim_prelude_write(w, fe, reg, i, err)) return false;
         if (!mim_emit_module_with(w, mim_fe_module(fe, i), &hooks) || mim_world_has_error(w)) return false;

@@ -117,11 +117,11 @@ bool mim_session_optimize(MimSession *s, int level) {
      * paths are interned there) until the session ends. */
     bool ok = level == 2 ? mim_optimize(&w, &host) : mim_swap_cleanup(&w, s->world);
     if (w != s->world) {
-        if (!s->front) s->front = s->world;
-        else if (s->world != s->front) mim_world_free(s->world);
         /* Pipeline warnings are recorded in the World it was read from. */
         mim_diag_append(&s->diag, mim_world_diag(s->world));
         mim_diag_clear(mim_world_diag(s->world));
+        if (!s->front) s->front = s->world;
+        else if (s->world != s->front) mim_world_free(s->world);
         s->world = w;
     }
     return ok;

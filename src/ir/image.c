@@ -253,7 +253,7 @@ static size_t generations(MimWorld *w, MimPtrMapSlot **out) {
 }
 
 /* 64-bit words at a time: the check of a whole image must cost little. */
-static uint64_t checksum(const uint8_t *p, size_t n) {
+uint64_t mim_bytes_checksum(const uint8_t *p, size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -338,7 +338,7 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
     }
     write_tables(&wr, rs, num_reducts, gs, num_gens);
     mim_bytes_u64(out, IMAGE_MAGIC);
-    uint64_t len = out->len - body, sum = checksum(out->data + body, out->len - body);
+    uint64_t len = out->len - body, sum = mim_bytes_checksum(out->data + body, out->len - body);
     memcpy(out->data + sums, &len, 8);
     memcpy(out->data + sums + 8, &sum, 8);
 
@@ -405,13 +405,40 @@ static uint32_t get_ref(Reader *rd, uint32_t limit) {
 
 static MimDef *node_at(Reader *rd, uint32_t ref) { return rd->nodes[ref]; }
 
+/* The shapes the rest of the library relies on when it reads a node: which
+ * kinds can be mutable, and how many operands a kind has (-1: any). A record
+ * that breaks them is refused, whatever its checksum says. */
+static bool may_be_mut(uint8_t node) {
+    return node == MIM_PI || node == MIM_LAM || node == MIM_SIGMA || node == MIM_ARR ||
+           node == MIM_PACK || node == MIM_INFER;
+}
+
+static int num_ops_of(uint8_t node) {
+    switch ((MimNode)node) {
+    case MIM_UNIV: case MIM_BOT: case MIM_TOP: case MIM_AXIOM: case MIM_LIT: case MIM_NAT:
+    case MIM_IDX: return 0;
+    case MIM_TYPE: case MIM_UINC: case MIM_PACK: case MIM_VAR: case MIM_INFER: return 1;
+    case MIM_PI: case MIM_LAM: case MIM_APP: case MIM_EXTRACT: case MIM_ARR: return 2;
+    case MIM_INSERT: return 3;
+    default: return -1;
+    }
+}
+
+static bool shape_ok(uint8_t node, bool mut, uint32_t num_ops) {
+    if (node >= MIM_NUM_NODES || (mut && !may_be_mut(node))) return false;
+    int n = num_ops_of(node);
+    return n < 0 || (uint32_t)n == num_ops;
+}
+
 /* Round 1 for one record: an immutable is re-hash-consed with its own gid
  * (its references all point backwards), a mutable is allocated with a
  * stand-in type and noted for round 2. */
 static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
     MimByteReader *in = rd->in;
     MimWorld *w = rd->w;
-    *gid += mim_read_u32(in);
+    uint32_t delta = mim_read_u32(in);
+    if (delta == 0 || delta > rd->last_gid - *gid) return false; /* gids strictly increase */
+    *gid += delta;
     uint8_t node = read_u8(in), bits = read_u8(in), dep = read_u8(in);
     uint8_t curry = read_u8(in), trip = read_u8(in);
     uint64_t flags = read_u64v(in);
@@ -420,8 +447,7 @@ static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
     bool mut = bits & BIT_MUT;
     uint32_t limit = mut ? rd->num_nodes + 1 : index; /* immutables refer backwards */
     uint32_t type = get_ref(rd, limit), num_ops = mim_read_u32(in);
-    if (!in->ok || *gid > rd->last_gid || node >= MIM_NUM_NODES || num_ops > (size_t)(in->end - in->p))
-        return false;
+    if (!in->ok || !shape_ok(node, mut, num_ops) || num_ops > (size_t)(in->end - in->p)) return false;
     uint32_t ops = (uint32_t)rd->refs.len;
     for (uint32_t i = 0; i < num_ops; ++i) mim_vec_push(&rd->refs, get_ref(rd, limit));
     uint32_t extra = mut || node == MIM_APP ? get_ref(rd, limit) : 0;
@@ -431,9 +457,11 @@ static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
     if (!in->ok) return false;
 
     MimDef *d;
-    if (*gid <= rd->base_gid) { /* a builtin: already there */
+    if (*gid <= rd->base_gid) { /* a builtin: already there, named by emission */
         d = rd->builtins[*gid];
-        if (!d || d->node != node) return false;
+        if (!d || d->node != node || mut) return false;
+        d->name = name;
+        d->loc = loc;
         rd->nodes[index] = d;
         return true;
     }
@@ -454,12 +482,17 @@ static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
         d = mim_unify(w, (MimNode)node, node_at(rd, type), flags, rd->scratch.data, num_ops);
     }
     if (!d || d->gid != *gid) return false; /* a duplicate: the image lies */
-    d->dep = dep;
+    if (mut) d->dep = dep; /* an immutable's was computed from its operands */
     d->curry = curry, d->trip = trip;
     d->name = name;
     d->loc = loc;
-    if (node == MIM_AXIOM && !mut && (bits & BIT_NORM)) d->u.ax.norm = rd->norm(rd->user, flags);
-    if (node == MIM_APP && !mut) d->u.app.axiom = node_at(rd, extra);
+    if (node == MIM_AXIOM && !mut && (bits & BIT_NORM) && rd->norm) d->u.ax.norm = rd->norm(rd->user, flags);
+    if (node == MIM_VAR && !d->ops[0]->is_mut) return false; /* a variable's operand is its binder */
+    if (node == MIM_APP && !mut && extra) {
+        MimDef *ax = node_at(rd, extra);
+        if (!ax || ax->node != MIM_AXIOM || ax->is_mut) return false;
+        d->u.app.axiom = ax;
+    }
     rd->nodes[index] = d;
     return true;
 }
@@ -467,12 +500,16 @@ static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
 /* Round 2: the mutables' types, operands, variables and field names. */
 static bool fill_mut(Reader *rd, const MutRec *m) {
     MimDef *d = rd->nodes[m->index];
-    if (!(d->type = node_at(rd, m->type))) return false;
+    if (!(d->type = node_at(rd, m->type)) || d->type == d) return false;
     for (uint32_t i = 0; i < m->num_ops; ++i) {
         uint32_t r = rd->refs.data[m->ops + i];
         if (r && !(d->ops[i] = node_at(rd, r))) return false;
     }
-    if (m->var && !(d->u.mut.var = node_at(rd, m->var))) return false;
+    if (m->var) { /* its own variable: Var(d) */
+        MimDef *v = node_at(rd, m->var);
+        if (!v || v->node != MIM_VAR || v->is_mut || v->ops[0] != d) return false;
+        d->u.mut.var = v;
+    }
     d->var_made = (m->bits & BIT_VAR_MADE) != 0;
     d->is_external = (m->bits & BIT_EXTERNAL) != 0;
     if (m->bits & BIT_FIELDS) {
@@ -541,14 +578,15 @@ static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
     MimByteReader *in = rd->in;
     if (mim_read_u64(in) != IMAGE_MAGIC) return false;
     uint64_t len = mim_read_u64(in), sum = mim_read_u64(in);
-    if (!in->ok || len > (uint64_t)(in->end - in->p) || checksum(in->p, (size_t)len) != sum) return false;
+    if (!in->ok || len > (uint64_t)(in->end - in->p) || mim_bytes_checksum(in->p, (size_t)len) != sum) return false;
     in->end = in->p + len;
     rd->base_gid = mim_read_u32(in);
     rd->last_gid = mim_read_u32(in);
     rd->num_nodes = mim_read_u32(in);
     MimWorld *w = rd->w;
+    /* A record takes 12 bytes at least: a small file cannot ask for much. */
     if (!in->ok || rd->base_gid != w->gid || w->externals.len || w->annexes.len ||
-        rd->num_nodes > rd->last_gid || rd->last_gid > (1u << 30))
+        rd->num_nodes > rd->last_gid || rd->num_nodes > (size_t)(in->end - in->p) / 12)
         return false;
     uint32_t num_norms = mim_read_u32(in);
     for (uint32_t i = 0; in->ok && i < num_norms; ++i)
@@ -557,9 +595,11 @@ static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
 }
 
 MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, void *user,
-                        uint32_t *num_nodes) {
+                        uint32_t *num_nodes, bool *changed) {
     Reader rd = {.in = in, .w = w, .norm = norm, .user = user};
+    *changed = false;
     if (!precheck(&rd, norm, user)) return NULL;
+    *changed = true; /* from here on, a failure leaves nodes behind */
     rd.nodes = calloc((size_t)rd.num_nodes + 1, sizeof *rd.nodes);
     rd.builtins = calloc((size_t)rd.base_gid + 1, sizeof *rd.builtins);
     bool ok = rd.nodes && rd.builtins;

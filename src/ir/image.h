@@ -24,6 +24,9 @@ void mim_bytes_u32(MimBytes *b, uint32_t x);
 void mim_bytes_u64(MimBytes *b, uint64_t x);
 void mim_bytes_str(MimBytes *b, const char *s); /* NULL allowed */
 
+/* A 64-bit checksum of n bytes (not cryptographic: it catches damage). */
+uint64_t mim_bytes_checksum(const uint8_t *p, size_t n);
+
 typedef struct MimByteReader {
     const uint8_t *p, *end;
     bool ok; /* false once a read ran past the end or met a bad value */
@@ -48,10 +51,12 @@ typedef MimNormalizer (*MimImageNormFn)(void *user, uint64_t id);
  * Returns the nodes by reference (index 0 is NULL, *num_nodes entries
  * after it; caller frees), or NULL. An image that is cut short or damaged
  * (checksum), meant for another World, or needing a normalizer `norm` does
- * not provide is refused before anything is built: w is unchanged. Only an
- * image with a valid checksum that still lies (inconsistent records) can
- * fail later, leaving some of its nodes behind as garbage. */
+ * not provide is refused before anything is built: w is unchanged and
+ * *changed false. An image with a valid checksum whose records are
+ * inconsistent (a forged file) is refused while it is being built: then
+ * *changed is true and w holds some of its nodes, so w must not be used as
+ * if nothing had happened. */
 MimDef **mim_image_read(MimWorld *w, MimByteReader *r, MimImageNormFn norm, void *user,
-                        uint32_t *num_nodes);
+                        uint32_t *num_nodes, bool *changed);
 
 #endif

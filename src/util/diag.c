@@ -9,7 +9,10 @@
 void mim_diag_init(MimDiag *d) { memset(d, 0, sizeof *d); }
 
 void mim_diag_clear(MimDiag *d) {
-    for (size_t i = 0; i < d->len; ++i) free(d->msgs[i].text);
+    for (size_t i = 0; i < d->len; ++i) {
+        free(d->msgs[i].text);
+        free((char *)d->msgs[i].loc.file);
+    }
     d->len = 0;
     d->num_errors = d->num_warnings = 0;
 }
@@ -20,7 +23,10 @@ void mim_diag_free(MimDiag *d) {
     memset(d, 0, sizeof *d);
 }
 
+/* A message owns its file name: the World or front end that named the file
+ * may be gone when the message is printed (the optimizer frees Worlds). */
 static void push(MimDiag *d, MimSeverity sev, MimLoc loc, char *text) {
+    if (loc.file) loc.file = mim_xstrdup(loc.file);
     if (d->len == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
         d->msgs = mim_xrealloc(d->msgs, d->cap * sizeof *d->msgs);
