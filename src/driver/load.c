@@ -119,6 +119,12 @@ bool mim_registry_is_loaded(const MimRegistry *r, const char *name) {
     return false;
 }
 
+const void *mim_registry_library_address(const MimRegistry *r, const char *name) {
+    for (size_t i = 0; i < r->num_libs; ++i)
+        if (strcmp(r->libs[i].name, name) == 0) return r->libs[i].plugin;
+    return NULL;
+}
+
 MimNormalizer mim_registry_normalizer(const MimRegistry *r, uint64_t id) {
     MimNormalizerReg key = {id, NULL};
     for (size_t i = 0; i < r->num_libs; ++i) {

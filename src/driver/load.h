@@ -35,6 +35,9 @@ bool mim_registry_load(MimRegistry *r, const char *name, const char *const *path
  * mim_registry_load (no entry point or ABI checks), or NULL. */
 void *mim_plugin_library_open(const char *name, const char *const *paths, size_t num_paths);
 bool mim_registry_is_loaded(const MimRegistry *r, const char *name);
+/* An address inside the library of plugin `name` (its static tables), or
+ * NULL if it is not loaded: tells which file the library came from. */
+const void *mim_registry_library_address(const MimRegistry *r, const char *name);
 /* Normalizer registered for the full annex id, or NULL. */
 MimNormalizer mim_registry_normalizer(const MimRegistry *r, uint64_t id);
 /* Pass handler registered for the base id of a pass axiom, or NULL. */

@@ -6,6 +6,7 @@
  * (ir/image.h, checksummed itself). The file name is the key's hash, so
  * finding the image of a prefix costs one failed open per shorter prefix
  * tried. */
+#define _GNU_SOURCE /* dl_iterate_phdr: the build ids of the loaded libraries */
 #include "driver/prelude.h"
 
 #include "fe/emit.h"
@@ -13,7 +14,9 @@
 #include "ir/ir.h" /* node locations, rewritten in place */
 #include "util/sym.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,7 @@
 #include <unistd.h>
 
 #define PRELUDE_MAGIC 0x31444c5250494dull /* "MIPRLD1" */
-#define PRELUDE_FORMAT 1u
+#define PRELUDE_FORMAT 2u
 #define PRELUDE_DIR "prelude"
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -48,16 +51,78 @@ static uint64_t loaded_bits(MimAstModule *m, MimRegistry *reg) {
     return h;
 }
 
-static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n) {
+/* The build of the loaded object (libmim or a plugin library) holding
+ * `addr`: a hash of its GNU build id, which the linker derives from the
+ * object's contents, so copies of a library keep it and every rebuild with
+ * other code changes it. Images saved by another build of the code that
+ * emitted them are not trusted. 0 where there is no build id. */
+typedef struct BuildQuery {
+    uintptr_t addr;
+    uint64_t id;
+} BuildQuery;
+
+static uint64_t build_id_note(const ElfW(Phdr) *ph, ElfW(Addr) base) {
+    const unsigned char *p = (const unsigned char *)(base + ph->p_vaddr), *end = p + ph->p_memsz;
+    while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+        ElfW(Nhdr) nh;
+        memcpy(&nh, p, sizeof nh);
+        size_t name = (nh.n_namesz + 3u) & ~3u, desc = (nh.n_descsz + 3u) & ~3u;
+        const unsigned char *d = p + sizeof nh + name;
+        if ((size_t)(end - p) < sizeof nh + name + desc) break;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + sizeof nh, "GNU", 4) == 0)
+            return mim_hash_bytes(d, nh.n_descsz) | 1;
+        p = d + desc;
+    }
+    return 0;
+}
+
+static int find_build(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    BuildQuery *q = data;
+    bool inside = false;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = (uintptr_t)(info->dlpi_addr + ph->p_vaddr);
+        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr - lo < ph->p_memsz) inside = true;
+    }
+    if (!inside) return 0;
+    for (int i = 0; i < info->dlpi_phnum && !q->id; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_NOTE) q->id = build_id_note(&info->dlpi_phdr[i], info->dlpi_addr);
+    return 1;
+}
+
+static uint64_t build_of(const void *addr) {
+    BuildQuery q = {(uintptr_t)addr, 0};
+    if (addr) dl_iterate_phdr(find_build, &q);
+    return q.id;
+}
+
+static const char libmim_anchor; /* an address inside libmim */
+
+/* The builds of libmim and of the libraries of the first n modules. */
+static uint64_t *builds_of(MimFe *fe, MimRegistry *reg, size_t n) {
+    uint64_t *b = mim_xcalloc(n + 1, sizeof *b);
+    b[0] = build_of(&libmim_anchor);
+    for (size_t i = 0; i < n; ++i) {
+        const char *name = mim_fe_module(fe, i)->name;
+        b[i + 1] = name ? build_of(mim_registry_library_address(reg, name)) : 0;
+    }
+    return b;
+}
+
+static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n,
+                    const uint64_t *builds) {
     mim_bytes_u64(b, PRELUDE_MAGIC);
     mim_bytes_u32(b, PRELUDE_FORMAT);
     mim_bytes_u64(b, mim_world_scalarize_threshold(w));
     mim_bytes_u32(b, mim_world_aggr_lam_spec(w));
+    mim_bytes_u64(b, builds[0]);
     mim_bytes_u32(b, (uint32_t)n);
     for (size_t i = 0; i < n; ++i) {
         MimAstModule *m = mim_fe_module(fe, i);
         mim_bytes_str(b, m->name);
         mim_bytes_u64(b, m->text_hash);
+        mim_bytes_u64(b, builds[i + 1]);
         mim_bytes_u64(b, loaded_bits(m, reg));
     }
 }
@@ -145,9 +210,10 @@ typedef enum { LOAD_NONE, LOAD_DONE, LOAD_BROKEN } LoadResult;
  * references of their top-level binders) with its length and checksum, then
  * the image. Everything is checked before anything is built, except what
  * only a forged file can get wrong: that breaks the run (LOAD_BROKEN). */
-static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, char **path) {
+static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n,
+                              const uint64_t *builds, char **path) {
     MimBytes key = {0};
-    put_key(&key, w, fe, reg, n);
+    put_key(&key, w, fe, reg, n, builds);
     *path = image_path(fe, &key);
     size_t len = 0;
     const uint8_t *data = map_file(*path, &len);
@@ -186,10 +252,11 @@ static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n
 }
 
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
-    size_t num = mim_fe_num_modules(fe);
-    for (size_t n = num ? num - 1 : 0; n > 0; --n) {
+    size_t num = mim_fe_num_modules(fe), found = 0;
+    uint64_t *builds = builds_of(fe, reg, num);
+    for (size_t n = num ? num - 1 : 0; n > 0 && !found; --n) {
         char *path = NULL;
-        LoadResult r = load_prefix(w, fe, reg, n, &path);
+        LoadResult r = load_prefix(w, fe, reg, n, builds, &path);
         if (r == LOAD_BROKEN) {
             MimLoc none = {0};
             mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
@@ -198,10 +265,11 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
                             path);
         }
         free(path);
-        if (r == LOAD_DONE) return n;
-        if (r == LOAD_BROKEN) return MIM_PRELUDE_BROKEN;
+        if (r == LOAD_DONE) found = n;
+        if (r == LOAD_BROKEN) found = MIM_PRELUDE_BROKEN;
     }
-    return 0;
+    free(builds);
+    return found;
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -213,7 +281,9 @@ static void add_root(void *user, MimBinder *b) { mim_vec_push((DefList *)user, b
 bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE *err) {
     if (n == 0) return true;
     MimBytes b = {0};
-    put_key(&b, w, fe, reg, n);
+    uint64_t *builds = builds_of(fe, reg, n);
+    put_key(&b, w, fe, reg, n, builds);
+    free(builds);
     char *path = image_path(fe, &b);
     DefList roots = {0}; /* what the top-level binders denote, in walk order */
     for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), add_root, &roots);
