@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define PRELUDE_MAGIC 0x31444c5250494dull /* "MIPRLD1" */
-#define PRELUDE_FORMAT 2u
+#define PRELUDE_FORMAT 3u
 #define PRELUDE_DIR "prelude"
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -99,31 +99,32 @@ static uint64_t build_of(const void *addr) {
 
 static const char libmim_anchor; /* an address inside libmim */
 
-/* The builds of libmim and of the libraries of the first n modules. */
-static uint64_t *builds_of(MimFe *fe, MimRegistry *reg, size_t n) {
-    uint64_t *b = mim_xcalloc(n + 1, sizeof *b);
-    b[0] = build_of(&libmim_anchor);
+/* What the key needs of the run besides the module texts, computed once per
+ * run (a run may try several prefixes): [0] the build of libmim, [i + 1]
+ * the build of module i's library and its loaded bits. */
+static uint64_t *run_facts(MimFe *fe, MimRegistry *reg, size_t n) {
+    uint64_t *f = mim_xcalloc(n + 1, sizeof *f);
+    f[0] = build_of(&libmim_anchor);
     for (size_t i = 0; i < n; ++i) {
-        const char *name = mim_fe_module(fe, i)->name;
-        b[i + 1] = name ? build_of(mim_registry_library_address(reg, name)) : 0;
+        MimAstModule *m = mim_fe_module(fe, i);
+        uint64_t build = m->name ? build_of(mim_registry_library_address(reg, m->name)) : 0;
+        f[i + 1] = mim_hash_mix(build, loaded_bits(m, reg));
     }
-    return b;
+    return f;
 }
 
-static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n,
-                    const uint64_t *builds) {
+static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, size_t n, const uint64_t *facts) {
     mim_bytes_u64(b, PRELUDE_MAGIC);
     mim_bytes_u32(b, PRELUDE_FORMAT);
     mim_bytes_u64(b, mim_world_scalarize_threshold(w));
     mim_bytes_u32(b, mim_world_aggr_lam_spec(w));
-    mim_bytes_u64(b, builds[0]);
+    mim_bytes_u64(b, facts[0]);
     mim_bytes_u32(b, (uint32_t)n);
     for (size_t i = 0; i < n; ++i) {
         MimAstModule *m = mim_fe_module(fe, i);
         mim_bytes_str(b, m->name);
         mim_bytes_u64(b, m->text_hash);
-        mim_bytes_u64(b, builds[i + 1]);
-        mim_bytes_u64(b, loaded_bits(m, reg));
+        mim_bytes_u64(b, facts[i + 1]);
     }
 }
 
@@ -211,9 +212,9 @@ typedef enum { LOAD_NONE, LOAD_DONE, LOAD_BROKEN } LoadResult;
  * the image. Everything is checked before anything is built, except what
  * only a forged file can get wrong: that breaks the run (LOAD_BROKEN). */
 static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n,
-                              const uint64_t *builds, char **path) {
+                              const uint64_t *facts, char **path) {
     MimBytes key = {0};
-    put_key(&key, w, fe, reg, n, builds);
+    put_key(&key, w, fe, n, facts);
     *path = image_path(fe, &key);
     size_t len = 0;
     const uint8_t *data = map_file(*path, &len);
@@ -253,10 +254,11 @@ static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n
 
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
     size_t num = mim_fe_num_modules(fe), found = 0;
-    uint64_t *builds = builds_of(fe, reg, num);
-    for (size_t n = num ? num - 1 : 0; n > 0 && !found; --n) {
+    size_t longest = num ? num - 1 : 0; /* never the input */
+    uint64_t *facts = run_facts(fe, reg, longest);
+    for (size_t n = longest; n > 0 && !found; --n) {
         char *path = NULL;
-        LoadResult r = load_prefix(w, fe, reg, n, builds, &path);
+        LoadResult r = load_prefix(w, fe, reg, n, facts, &path);
         if (r == LOAD_BROKEN) {
             MimLoc none = {0};
             mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
@@ -268,7 +270,7 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
         if (r == LOAD_DONE) found = n;
         if (r == LOAD_BROKEN) found = MIM_PRELUDE_BROKEN;
     }
-    free(builds);
+    free(facts);
     return found;
 }
 
@@ -281,9 +283,9 @@ static void add_root(void *user, MimBinder *b) { mim_vec_push((DefList *)user, b
 bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE *err) {
     if (n == 0) return true;
     MimBytes b = {0};
-    uint64_t *builds = builds_of(fe, reg, n);
-    put_key(&b, w, fe, reg, n, builds);
-    free(builds);
+    uint64_t *facts = run_facts(fe, reg, n);
+    put_key(&b, w, fe, n, facts);
+    free(facts);
     char *path = image_path(fe, &b);
     DefList roots = {0}; /* what the top-level binders denote, in walk order */
     for (size_t i = 0; i < n; ++i) mim_emit_top_binders(mim_fe_module(fe, i), add_root, &roots);

@@ -346,7 +346,7 @@ struct MimAstModule {
     size_t num_decls;
     bool plugin_requested; /* some `plugin`/-p requested its library (never in bootstrap mode) */
     bool bound;            /* internal to the binder */
-    uint64_t text_hash;    /* of the source text (keys prelude images, driver/prelude.c) */
+    uint64_t text_hash;    /* of the source text (keys prelude images, driver/prelude.c); 0 for the input */
 };
 
 /* ---- annexes (semantics.md §12) -------------------------------------------- */

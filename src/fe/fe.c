@@ -161,7 +161,9 @@ static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, siz
     MimAstModule *m = mim_parse_module_(fe, r->pub.path, text, len, md);
     m->name = r->pub.name;
     m->plugin_requested = r->pub.plugin_requested;
-    m->text_hash = mim_hash_bytes(text, len);
+    /* Only modules before the input can be covered by a prelude image; the
+     * input (possibly megabytes) is not hashed. */
+    m->text_hash = r->pub.is_input ? 0 : mim_hash_bytes(text, len);
     r->pub.module = m;
     return m;
 }
