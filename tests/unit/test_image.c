@@ -128,6 +128,20 @@ static void test_used_world_refused(void) {
     mim_session_free(s);
 }
 
+/* Reads the image bytes [p, p + n) into a fresh World: true iff they are
+ * refused before anything was built (no result, not changed, no gid used). */
+static bool refused_untouched(const uint8_t *p, size_t n, MimWorld *normalizers) {
+    MimWorld *copy = mim_world_new();
+    MimByteReader in = {p, p + n, true};
+    uint32_t num = 0, gid0 = mim_world_gid_counter(copy);
+    bool changed;
+    MimDef **t = mim_image_read(copy, &in, same_normalizer, normalizers, &num, &changed);
+    bool refused = t == NULL && !changed && mim_world_gid_counter(copy) == gid0;
+    free(t);
+    mim_world_free(copy);
+    return refused;
+}
+
 /* Every truncation and a sweep of damaged bytes: refused before anything
  * is built, the World untouched (the sanitizer build checks the memory
  * accesses). */
@@ -137,16 +151,8 @@ static void test_damaged_images(void) {
     MimBytes img = {0};
     mim_image_write(w, NULL, 0, &img, NULL);
     unsigned refused = 0, tries = 0;
-    for (size_t cut = 0; cut < img.len; cut += 1 + cut / 16) {
-        MimWorld *copy = mim_world_new();
-        MimByteReader in = {img.data, img.data + cut, true};
-        uint32_t n = 0, gid0 = mim_world_gid_counter(copy);
-        bool changed;
-        MimDef **t = mim_image_read(copy, &in, same_normalizer, w, &n, &changed);
-        refused += t == NULL && !changed && mim_world_gid_counter(copy) == gid0, tries++;
-        free(t);
-        mim_world_free(copy);
-    }
+    for (size_t cut = 0; cut < img.len; cut += 1 + cut / 16)
+        refused += refused_untouched(img.data, cut, w), tries++;
     CHECK(refused == tries); /* a cut image always fails its length or checksum */
     CHECK(tries > 20);
     refused = tries = 0;
@@ -154,15 +160,7 @@ static void test_damaged_images(void) {
     for (size_t pos = 0; pos < img.len; pos += 1 + img.len / 300) {
         memcpy(bad, img.data, img.len);
         bad[pos] ^= 0xa5;
-        MimWorld *copy = mim_world_new();
-        MimByteReader in = {bad, bad + img.len, true};
-        uint32_t n = 0;
-        uint32_t gid0 = mim_world_gid_counter(copy);
-        bool changed;
-        MimDef **t = mim_image_read(copy, &in, same_normalizer, w, &n, &changed);
-        refused += t == NULL && !changed && mim_world_gid_counter(copy) == gid0, tries++;
-        free(t);
-        mim_world_free(copy);
+        refused += refused_untouched(bad, img.len, w), tries++;
     }
     CHECK(refused == tries); /* every damaged byte is caught by the checksum */
     free(bad);
