@@ -70,7 +70,7 @@ static MimDef *ext_dom(AddMem *am, MimDef *dom) {
     MimWorld *w = am->w;
     uint64_t n = mem_num_comps(w, dom);
     bool has_M = starts_with_M(am, dom);
-    MimDef **ops = mem_xcalloc(n + 1, sizeof *ops);
+    MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
     size_t k = 0;
     if (!has_M) ops[k++] = am->M;
     bool ok = true;
@@ -100,7 +100,7 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     }
     case MIM_SIGMA: {
         size_t n = mim_def_num_ops(T);
-        MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
         bool ok = true, changed = false;
         for (size_t i = 0; i < n && ok; i++) {
             ok = (ops[i] = ext_type(am, mim_def_op(T, i))) != NULL;
@@ -123,7 +123,7 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
 
 /* arg (of old domain type with n components) with the memory put first. */
 static MimDef *prepend_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
-    MimDef **ops = mem_xcalloc(n + 1, sizeof *ops);
+    MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
     ops[0] = mem;
     bool ok = true;
     for (uint64_t i = 0; i < n && ok; i++) ok = (ops[i + 1] = n == 1 ? arg : mim_proj(w, arg, n, i)) != NULL;
@@ -135,7 +135,7 @@ static MimDef *prepend_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
 /* arg (of a domain with n components, the first a memory) passing mem instead. */
 static MimDef *replace_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
     if (n == 1) return mem;
-    MimDef **ops = mem_xcalloc(n, sizeof *ops);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
     ops[0] = mem;
     bool ok = true;
     for (uint64_t i = 1; i < n && ok; i++) ok = (ops[i] = mim_proj(w, arg, n, i)) != NULL;
@@ -189,7 +189,7 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
         res = ext_type(am, d);
     } else {
         size_t n = mim_def_num_ops(d);
-        MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
         bool ok = true;
         for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(am, b, mim_def_op(d, i))) != NULL;
         MimDef *type = ok ? rewrite(am, b, mim_def_type(d)) : NULL;
@@ -241,7 +241,7 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     uint64_t n = mem_num_comps(w, dom);
     bool had_M = starts_with_M(am, dom);
     uint64_t nn = had_M ? n : n + 1;
-    MimDef **params = mem_xcalloc(nn, sizeof *params);
+    MimDef **params = mim_xcalloc(nn, sizeof *params);
     for (uint64_t i = 0; i < nn; i++) params[i] = nn == 1 ? mim_var(w, nl) : mim_var_proj(w, nl, nn, i);
     name_params(am, lam, nl, params, n, had_M);
     MimDef *old_var = mim_var(w, lam);

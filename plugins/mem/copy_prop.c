@@ -101,12 +101,12 @@ static Plan *make_plan(CopyProp *c, MimDef *L) {
         if (mim_def_node(u->uses[i - 1].user) != MIM_APP || u->uses[i - 1].op != 0) return NULL;
     if (!calls) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, L));
-    Plan *p = mem_xcalloc(1, sizeof *p);
+    Plan *p = mim_xcalloc(1, sizeof *p);
     p->n = mem_num_comps(w, dom);
     p->sigma = mim_def_node(res(w, dom)) == MIM_SIGMA;
-    p->lat = mem_xcalloc(p->n ? p->n : 1, sizeof *p->lat);
-    p->val = mem_xcalloc(p->n ? p->n : 1, sizeof *p->val);
-    bool *used = mem_xcalloc(p->n ? p->n : 1, sizeof *used);
+    p->lat = mim_xcalloc(p->n ? p->n : 1, sizeof *p->lat);
+    p->val = mim_xcalloc(p->n ? p->n : 1, sizeof *p->val);
+    bool *used = mim_xcalloc(p->n ? p->n : 1, sizeof *used);
     mark_used(c, L, p, used);
     bool any = false;
     for (uint64_t i = 0; i < p->n; ++i) {
@@ -159,12 +159,12 @@ static MimDef *specialize(CopyProp *c, MimDef *L, const Plan *p) {
     MimWorld *w = mim_pass_world(&c->base);
     MimDef *pi = mem_lam_pi(w, L), *dom = mim_pi_dom(pi);
     uint64_t k = 0;
-    MimDef **types = mem_xcalloc(p->n ? p->n : 1, sizeof *types);
+    MimDef **types = mim_xcalloc(p->n ? p->n : 1, sizeof *types);
     for (uint64_t i = 0; i < p->n; ++i)
         if (p->lat[i] == CP_KEEP) types[k++] = mem_comp_type(w, dom, p->n, i);
     MimDef *new_dom = k == 1 ? types[0] : mim_sigma(w, types, k);
     MimDef *lam = mim_mut_lam(w, mim_pi(w, new_dom, mim_pi_codom(pi), false));
-    MimDef **params = mem_xcalloc(p->n ? p->n : 1, sizeof *params);
+    MimDef **params = mim_xcalloc(p->n ? p->n : 1, sizeof *params);
     for (uint64_t i = 0, j = 0; lam && i < p->n; ++i) {
         MimDef *T = mem_comp_type(w, dom, p->n, i);
         params[i] = p->lat[i] == CP_DEAD   ? mim_bot(w, T)
@@ -201,7 +201,7 @@ static MimDef *copy_prop_rewrite(MimPass *pass, MimDef *d) {
             return d;
     MimDef *lam = specialize(c, L, p);
     if (!lam) return NULL;
-    MimDef **kept = mem_xcalloc(p->n ? p->n : 1, sizeof *kept);
+    MimDef **kept = mim_xcalloc(p->n ? p->n : 1, sizeof *kept);
     uint64_t k = 0;
     for (uint64_t i = 0; i < p->n; ++i)
         if (p->lat[i] == CP_KEEP) kept[k++] = arg_comp(w, p, arg, i);

@@ -7,30 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *mem_xcalloc(size_t n, size_t size) {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("mim: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
-void *mem_xrealloc(void *p, size_t size) {
-    void *q = realloc(p, size ? size : 1);
-    if (!q) {
-        fputs("mim: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
-
 /* ---- vector ------------------------------------------------------------------- */
 
 void mem_vec_push(MemVec *v, void *p) {
     if (v->len == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 16;
-        v->data = mem_xrealloc(v->data, v->cap * sizeof *v->data);
+        v->data = mim_xrealloc(v->data, v->cap * sizeof *v->data);
     }
     v->data[v->len++] = p;
 }
@@ -45,7 +27,7 @@ void mem_vec_free(MemVec *v) {
 static void add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
     if (u->len == u->cap) {
         u->cap = u->cap ? 2 * u->cap : 256;
-        u->uses = mem_xrealloc(u->uses, u->cap * sizeof *u->uses);
+        u->uses = mim_xrealloc(u->uses, u->cap * sizeof *u->uses);
     }
     uint32_t prev = (uint32_t)(uintptr_t)mim_ptrmap_get(&u->first, used);
     u->uses[u->len] = (MemUse){user, op, prev};

@@ -8,6 +8,7 @@
 #include "mim/pass.h"
 #include "mim/plugin.h"
 #include "mim/ptrmap.h"
+#include "mim/xalloc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,8 +23,6 @@ typedef struct MemVec {
 void mem_vec_push(MemVec *v, void *p);
 void mem_vec_free(MemVec *v);
 
-void *mem_xcalloc(size_t n, size_t size);
-void *mem_xrealloc(void *p, size_t size);
 
 /* ---- use lists of the program reachable from the externals ----------------- */
 #define MEM_USE_TYPE UINT32_MAX /* the node is the type of the user */

@@ -115,7 +115,7 @@ static MimDef *assemble(MimWorld *w, const Layout *l, MimDef *mem, MimDef *const
     size_t total = (l->mem ? 1 : 0) + l->n;
     if (total == 1) return l->mem ? mem : leaves[0];
     if (!l->arg) {
-        MimDef **all = mem_xcalloc(total, sizeof *all);
+        MimDef **all = mim_xcalloc(total, sizeof *all);
         size_t k = 0;
         if (l->mem) all[k++] = mem;
         for (size_t i = 0; i < l->n; i++) all[k++] = leaves[i];
@@ -201,7 +201,7 @@ static MimDef *convert_fn(Reshape *r, MimDef *f, MimDef *T) {
         MimDef *tup = mim_resolve(w, mim_def_op(f, 0));
         if (mim_def_node(tup) == MIM_TUPLE && !mim_def_is_mut(tup)) {
             size_t n = mim_def_num_ops(tup);
-            MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+            MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
             bool ok = true;
             for (size_t i = 0; i < n && ok; i++)
                 ok = (ops[i] = convert_fn(r, mim_def_op(tup, i), T)) != NULL;
@@ -266,7 +266,7 @@ static MimDef *regroup(Reshape *r, MimDef *T, MimDef *const *params, size_t *i, 
     MimWorld *w = mim_pass_world(&r->base);
     uint64_t n;
     if (opens(w, T, &n)) {
-        MimDef **ops = mem_xcalloc(n ? n : 1, sizeof *ops);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
         bool ok = true;
         for (uint64_t k = 0; k < n && ok; k++) ok = (ops[k] = regroup(r, comp(w, T, k), params, i, mem)) != NULL;
         MimDef *res = ok ? mim_tuple_typed(w, mim_resolve(w, T), ops, n) : NULL;
@@ -285,7 +285,7 @@ static MimDef *regroup_params(Reshape *r, MimDef *lam, MimDef *old_pi) {
     MimDef *mem_type = NULL, *mem = NULL, *res = NULL;
     leaf_types(r, mim_pi_dom(old_pi), &v, &mem_type);
     Layout l = layout_of(r, mem_type != NULL, v.len, v.len ? v.data[v.len - 1] : NULL);
-    MimDef **params = mem_xcalloc(v.len ? v.len : 1, sizeof *params);
+    MimDef **params = mim_xcalloc(v.len ? v.len : 1, sizeof *params);
     size_t i = 0;
     if (disassemble(w, &l, mim_var(w, lam), &mem, params))
         res = regroup(r, mim_pi_dom(old_pi), params, &i, mem);

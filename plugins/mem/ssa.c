@@ -393,7 +393,7 @@ static bool phi_capable(MimWorld *w, MimDef *X) {
 static void need_add(Ssa *s, MimDef *X, uint64_t id) {
     Need *n = mim_ptrmap_get(&s->need, X);
     if (!n) {
-        n = mem_xcalloc(1, sizeof *n);
+        n = mim_xcalloc(1, sizeof *n);
         mim_ptrmap_put(&s->need, X, n);
         mem_vec_push(&s->needs, n);
     }
@@ -402,7 +402,7 @@ static void need_add(Ssa *s, MimDef *X, uint64_t id) {
     if (pos < n->num && n->ids[pos] == id) return;
     if (n->num == n->cap) {
         n->cap = n->cap ? 2 * n->cap : 4;
-        n->ids = mem_xrealloc(n->ids, n->cap * sizeof *n->ids);
+        n->ids = mim_xrealloc(n->ids, n->cap * sizeof *n->ids);
     }
     memmove(n->ids + pos + 1, n->ids + pos, (n->num - pos) * sizeof *n->ids);
     n->ids[pos] = id;
@@ -516,7 +516,7 @@ static void ssa_prepare(MimPass *p) {
         uint64_t id;
         if (!slot || slot != s->uses.nodes.data[i] || mim_app_num_args(slot) != 2 || !slot_id(w, slot, &id))
             continue;
-        SlotInfo *si = mem_xcalloc(1, sizeof *si);
+        SlotInfo *si = mim_xcalloc(1, sizeof *si);
         si->id = id;
         si->slot = slot;
         si->T = mim_proj(w, mim_app_nth_arg(slot, 0), 2, 0);
@@ -564,7 +564,7 @@ static void index_needs(Ssa *s) {
         MimDef *type = res(w, mim_def_type(X));
         MemVec *v = mim_ptrmap_get(&s->need_by_type, type);
         if (!v) {
-            v = mem_xcalloc(1, sizeof *v);
+            v = mim_xcalloc(1, sizeof *v);
             mim_ptrmap_put(&s->need_by_type, type, v);
             mem_vec_push(&s->type_vecs, v);
         }
@@ -638,7 +638,7 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     MimWorld *w = world(s);
     MimDef *pi = mem_lam_pi(w, X), *dom = mim_pi_dom(pi);
     uint64_t n = mem_num_comps(w, dom), total = n + need->num;
-    MimDef **comps = mem_xcalloc(total, sizeof *comps);
+    MimDef **comps = mim_xcalloc(total, sizeof *comps);
     for (uint64_t i = 0; i < n; ++i) comps[i] = mem_comp_type(w, dom, n, i);
     for (size_t j = 0; j < need->num; ++j)
         comps[n + j] = ((SlotInfo *)mim_ptrmap_get(&s->slot_by_id, id_key(need->ids[j])))->T;
@@ -649,11 +649,11 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     free(comps);
     if (!ok) return NULL;
     if (mim_def_name(X)) mim_def_set_name(lam, mim_def_name(X));
-    PhiInfo *info = mem_xcalloc(1, sizeof *info);
+    PhiInfo *info = mim_xcalloc(1, sizeof *info);
     info->base = n;
     info->n = total;
     info->num = need->num;
-    info->ids = mem_xcalloc(need->num, sizeof *info->ids);
+    info->ids = mim_xcalloc(need->num, sizeof *info->ids);
     memcpy(info->ids, need->ids, need->num * sizeof *info->ids);
     mim_ptrmap_put(&s->phi, lam, info);
     mim_ptrmap_put(&s->made, lam, (void *)1);
@@ -673,7 +673,7 @@ static MimDef *call_phi(Ssa *s, MimDef *X, const Need *need, MimDef *arg, MimDef
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, X));
     uint64_t n = mem_num_comps(w, dom), total = n + need->num;
     bool sigma = mim_def_node(res(w, dom)) == MIM_SIGMA;
-    MimDef **args = mem_xcalloc(total, sizeof *args);
+    MimDef **args = mim_xcalloc(total, sizeof *args);
     for (uint64_t i = 0; i < n; ++i) args[i] = sigma ? mim_proj(w, arg, n, i) : arg;
     for (size_t j = 0; j < need->num; ++j) args[n + j] = vals[j];
     MimDef *call = mim_app(w, lam, mim_tuple(w, args, total));
@@ -689,7 +689,7 @@ static MimDef *wrapper(Ssa *s, MimDef *X, const Need *need, MimDef *const *vals)
     if (!lam) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, X));
     uint64_t n = mem_num_comps(w, dom);
-    MimDef **tmp = mem_xcalloc(n ? n : 1, sizeof *tmp);
+    MimDef **tmp = mim_xcalloc(n ? n : 1, sizeof *tmp);
     MimDef *params = n == 0 ? mim_var(w, lam) : forward_params(w, dom, n, lam, n, tmp);
     free(tmp);
     MimDef *body = call_phi(s, X, need, params, vals);
@@ -715,14 +715,14 @@ static MimDef *wrap_components(Ssa *s, MimDef *t, MimDef *m) {
     MimWorld *w = world(s);
     t = res(w, t);
     size_t n = mim_def_num_ops(t);
-    MimDef **ops = mem_xcalloc(n, sizeof *ops);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
     MimDef *result = NULL;
     for (size_t i = 0; i < n; ++i) {
         MimDef *c = res(w, mim_def_op(t, i));
         Need *need = need_of(s, c);
         ops[i] = c;
         if (!need) continue;
-        MimDef **vals = mem_xcalloc(need->num, sizeof *vals);
+        MimDef **vals = mim_xcalloc(need->num, sizeof *vals);
         bool ok = values_at(s, need, m, vals) && (ops[i] = wrapper(s, c, need, vals));
         free(vals);
         if (!ok) goto done;
@@ -757,7 +757,7 @@ static MimDef *rewrite_call(Ssa *s, MimDef *d) {
     /* X args → X' (args, vals) */
     Need *need = need_of(s, callee);
     if (need) {
-        MimDef **vals = mem_xcalloc(need->num, sizeof *vals);
+        MimDef **vals = mim_xcalloc(need->num, sizeof *vals);
         MimDef *r = values_at(s, need, mem_of(w, arg), vals) ? call_phi(s, callee, need, arg, vals) : d;
         free(vals);
         return r;

@@ -4,7 +4,7 @@
  * initializer MIM_<P>_NORMALIZERS. Ids follow semantics.md §12. */
 #include "driver/bootstrap.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "pass/cleanup.h"
 #include "pass/optimize.h"
 #include "mim/world.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * (ABI version, name) and indexed for lookups by annex id. */
 #include "driver/load.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * <install prefix>/lib/mim (each directory only if it exists). */
 #include "mim/driver.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <limits.h>
 #include <stdlib.h>

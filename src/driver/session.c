@@ -6,7 +6,7 @@
 #include "driver/program.h"
 #include "pass/optimize.h"
 #include "mim/driver.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <dlfcn.h>
 #include <limits.h>

@@ -8,7 +8,7 @@
 #include "fe/fe_impl.h"
 
 #include "util/sym.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdint.h>
 #include <string.h>

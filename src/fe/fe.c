@@ -4,7 +4,7 @@
 #include "fe/fe_impl.h"
 
 #include "util/sym.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <string.h>
 #include <sys/stat.h>

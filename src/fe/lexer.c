@@ -3,7 +3,7 @@
  * the Markdown stream; token scanners are built on `peek`/`next`/`accept`. */
 #include "fe/lexer.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include "ir/world_impl.h"
 #include "mim/ptrmap.h"
 #include "util/vec.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 #include "util/arena.h"
 #include "mim/ptrmap.h"
 #include "util/vec.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
 #include "pass/cleanup.h"
 #include "pass/pm.h"
 #include "mim/ptrmap.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

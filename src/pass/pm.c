@@ -22,7 +22,7 @@
 
 #include "ir/check.h"
 #include "util/vec.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
  *    ordinary lazily faulted mapping. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, MADV_HUGEPAGE, MADV_POPULATE_WRITE */
 #include "util/arena.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdalign.h>
 #include <stdbool.h>

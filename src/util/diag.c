@@ -1,7 +1,7 @@
 /* Diagnostics collector and printer (see include/mim/loc.h). */
 #include "mim/loc.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdarg.h>
 #include <string.h>

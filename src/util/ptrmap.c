@@ -3,7 +3,7 @@
 #include "mim/ptrmap.h"
 
 #include "util/arena.h"
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdint.h>
 #include <string.h>

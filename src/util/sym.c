@@ -1,7 +1,7 @@
 /* Symbol interning (see sym.h): an open-addressing set of arena strings. */
 #include "util/sym.h"
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <string.h>
 

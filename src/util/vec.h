@@ -4,7 +4,7 @@
 #ifndef MIM_UTIL_VEC_H
 #define MIM_UTIL_VEC_H
 
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* Checked heap allocation (see xalloc.h). */
-#include "util/xalloc.h"
+#include "mim/xalloc.h"
 
 #include <stdio.h>
 #include <string.h>

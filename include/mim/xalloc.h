@@ -1,7 +1,8 @@
 /* Checked heap allocation: out of memory is the one failure we do not recover
- * from (there is nothing sensible left to do), so these abort with a message. */
-#ifndef MIM_UTIL_XALLOC_H
-#define MIM_UTIL_XALLOC_H
+ * from (there is nothing sensible left to do), so these abort with a message.
+ * Public so that plugins allocate the same way as libmim. */
+#ifndef MIM_XALLOC_H
+#define MIM_XALLOC_H
 
 #include <stddef.h>
 #include <stdlib.h>
