@@ -297,7 +297,7 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
                      uint32_t *root_refs) {
     Writer wr = {.w = w, .out = out};
     MimHashSet *t = &w->table;
-    for (size_t i = 0; i < t->cap; ++i) collect(&wr, t->slots[i]);
+    for (size_t i = 0; i < t->cap; ++i) collect(&wr, mim_table_at(t, i));
     for (size_t i = 0; i < w->externals.len; ++i) collect(&wr, w->externals.data[i]);
     for (size_t i = 0; i < w->annexes.len; ++i) collect(&wr, w->annexes.data[i].def);
     for (size_t i = 0; i < num_roots; ++i) collect(&wr, roots[i]);
@@ -604,8 +604,10 @@ MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, voi
     rd.builtins = calloc((size_t)rd.base_gid + 1, sizeof *rd.builtins);
     bool ok = rd.nodes && rd.builtins;
     MimHashSet *t = &w->table;
-    for (size_t i = 0; ok && i < t->cap; ++i)
-        if (t->slots[i] && t->slots[i]->gid <= rd.base_gid) rd.builtins[t->slots[i]->gid] = t->slots[i];
+    for (size_t i = 0; ok && i < t->cap; ++i) {
+        MimDef *d = mim_table_at(t, i);
+        if (d && d->gid <= rd.base_gid) rd.builtins[d->gid] = d;
+    }
     uint32_t gid = 0;
     for (uint32_t i = 1; ok && i <= rd.num_nodes; ++i) ok = read_node(&rd, i, &gid);
     for (size_t i = 0; ok && i < rd.muts.len; ++i) ok = fill_mut(&rd, &rd.muts.data[i]);

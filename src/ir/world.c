@@ -33,29 +33,39 @@ static bool same_node(const MimDef *d, uint32_t hash, MimNode node, const MimDef
 }
 
 /* Slot holding the node equal to the key, or the empty slot where it goes. */
-static MimDef **table_find(MimHashSet *t, uint32_t hash, MimNode node, const MimDef *type,
-                           uint64_t flags, MimDef *const *ops, size_t n) {
+static uint64_t *table_find(MimHashSet *t, uint32_t hash, MimNode node, const MimDef *type,
+                            uint64_t flags, MimDef *const *ops, size_t n) {
     size_t mask = t->cap - 1;
+    uint64_t tag = mim_table_tag(t, hash);
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
-        MimDef **slot = &t->slots[i];
-        if (!*slot || same_node(*slot, hash, node, type, flags, ops, n)) return slot;
+        uint64_t *slot = &t->slots[i];
+        if (!*slot) return slot;
+        if ((*slot & t->tag_mask) == tag && same_node(mim_table_at(t, i), hash, node, type, flags, ops, n))
+            return slot;
     }
 }
 
-static void table_grow(MimHashSet *t) {
-    size_t old_cap = t->cap;
-    MimDef **old = t->slots;
-    t->cap = old_cap ? old_cap * 2 : 1024;
+/* Moves t into `cap` fresh slots with tags under `tag_mask`. */
+static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
+    MimHashSet old = *t;
+    t->cap = cap;
+    t->tag_mask = tag_mask;
     t->slots = mim_pages_zalloc(t->cap * sizeof *t->slots);
     size_t mask = t->cap - 1;
-    for (size_t i = 0; i < old_cap; ++i) {
-        MimDef *d = old[i];
+    for (size_t i = 0; i < old.cap; ++i) {
+        MimDef *d = mim_table_at(&old, i);
         if (!d) continue;
         size_t j = (size_t)d->hash & mask;
         while (t->slots[j]) j = (j + 1) & mask;
-        t->slots[j] = d;
+        t->slots[j] = (uint64_t)(uintptr_t)d | mim_table_tag(t, d->hash);
     }
-    mim_pages_free(old, old_cap * sizeof *old);
+    mim_pages_free(old.slots, old.cap * sizeof *old.slots);
+}
+
+static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
+
+void mim_world_untag_table(MimWorld *w) {
+    if (w->table.tag_mask) table_resize(&w->table, w->table.cap, 0);
 }
 
 static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
@@ -78,17 +88,22 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     MimHashSet *t = &w->table;
     if (2 * (t->len + 1) > t->cap) table_grow(t);
     uint32_t hash = structural_hash(node, type, flags, ops, n);
-    MimDef **slot = table_find(t, hash, node, type, flags, ops, n);
-    if (w->frozen) return *slot; /* the gid counter is not advanced */
+    uint64_t *slot = table_find(t, hash, node, type, flags, ops, n);
+    MimDef *found = (MimDef *)(uintptr_t)(*slot & ~t->tag_mask);
+    if (w->frozen) return found; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
-    if (*slot) return *slot;
+    if (found) return found;
 
     MimDef *d = new_node(w, node, type, flags, n);
     if (n) memcpy(d->ops, ops, n * sizeof *ops);
     d->hash = hash;
     d->dep = (uint8_t)mim_dep_compute(d);
     if (node == MIM_TYPE) d->u.ty.world = w;
-    *slot = d;
+    if ((uint64_t)(uintptr_t)d & t->tag_mask) {
+        mim_world_untag_table(w); /* an address that needs the tag bits */
+        slot = table_find(t, hash, node, type, flags, ops, n);
+    }
+    *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, hash);
     t->len++;
     return d;
 }
@@ -131,6 +146,7 @@ static void create_builtins(MimWorld *w) {
 
 static MimWorld *world_alloc(void) {
     MimWorld *w = mim_xcalloc(1, sizeof *w);
+    w->table.tag_mask = MIM_TABLE_TAG_MASK;
     mim_arena_init(&w->arena);
     mim_symtab_init(&w->syms);
     mim_diag_init(&w->diag);

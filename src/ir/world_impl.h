@@ -11,10 +11,33 @@
 #include "util/sym.h"
 #include "util/vec.h"
 
+/* Open addressing over immutables, keyed by MimDef.hash. A slot holds the
+ * node's address with the top 16 bits of its hash in the address bits above
+ * MIM_TABLE_ADDR_BITS, which user-space addresses leave zero: probing then
+ * compares tags in the table and loads only nodes whose tag matches (in a
+ * big World each load is a cache miss). An address that uses those bits
+ * turns tagging off for the table (tag_mask 0). Read slots with
+ * mim_table_at. */
+#define MIM_TABLE_ADDR_BITS 48
+#define MIM_TABLE_TAG_MASK (~UINT64_C(0) << MIM_TABLE_ADDR_BITS)
+
 typedef struct MimHashSet {
-    MimDef **slots; /* open addressing over immutables, keyed by MimDef.hash */
+    uint64_t *slots;
     size_t cap, len;
+    uint64_t tag_mask; /* MIM_TABLE_TAG_MASK, or 0 once untagged */
 } MimHashSet;
+
+/* Stores plain addresses from now on (also used by tests). */
+void mim_world_untag_table(MimWorld *w);
+
+/* A slot's tag for `hash`: the hash's top 16 bits in the slot's top bits. */
+static inline uint64_t mim_table_tag(const MimHashSet *t, uint32_t hash) {
+    return ((uint64_t)hash << 32) & t->tag_mask;
+}
+
+static inline MimDef *mim_table_at(const MimHashSet *t, size_t i) {
+    return (MimDef *)(uintptr_t)(t->slots[i] & ~t->tag_mask);
+}
 
 typedef struct MimAnnexEntry {
     uint64_t id;

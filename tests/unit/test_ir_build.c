@@ -1,6 +1,7 @@
 /* Unit tests of IR construction through the public World API
  * (semantics.md §1–5, §11, §12): hash-consing, gids, normalization rules,
  * type errors, curry/trip counters, β-reduction, independence of Worlds. */
+#include "ir/world_impl.h" /* mim_world_untag_table */
 #include "mim/world.h"
 #include "unit.h"
 
@@ -750,6 +751,34 @@ static void test_many_nodes(void) {
     mim_world_free(w);
 }
 
+/* The hash-consing table keeps part of each hash next to the address; a
+ * table that had to give that up (an address above 2^48) must still find
+ * every node, and keep growing. */
+static void test_untagged_table(void) {
+    MimWorld *w = mim_world_new();
+    MimDef *N = mim_nat(w);
+    MimDef *lits[2000], *t = N;
+    for (uint64_t i = 0; i < 2000; ++i) lits[i] = nat(w, 7000000 + i);
+    for (uint64_t i = 0; i < 2000; ++i) t = mim_pi(w, N, t, false);
+    size_t nodes = mim_world_num_nodes(w);
+    CHECK(w->table.tag_mask != 0); /* tagged from the start */
+    mim_world_untag_table(w);
+    CHECK(w->table.tag_mask == 0);
+    CHECK(mim_world_num_nodes(w) == nodes);
+    bool same = true;
+    for (uint64_t i = 0; i < 2000; ++i) same = same && nat(w, 7000000 + i) == lits[i];
+    CHECK(same);
+    MimDef *u = N;
+    for (uint64_t i = 0; i < 2000; ++i) u = mim_pi(w, N, u, false);
+    CHECK(u == t);
+    CHECK(mim_world_num_nodes(w) == nodes);
+    for (uint64_t i = 0; i < 100000; ++i) CHECK(nat(w, 9000000 + i) != NULL); /* grows untagged */
+    CHECK(mim_world_num_nodes(w) == nodes + 100000);
+    CHECK(nat(w, 9000000 + 777) == nat(w, 9000000 + 777));
+    CHECK(nat(w, 7000000 + 5) == lits[5]);
+    mim_world_free(w);
+}
+
 int main(void) {
     RUN(test_gids);
     RUN(test_hash_consing);
@@ -776,5 +805,6 @@ int main(void) {
     RUN(test_externals_annexes);
     RUN(test_two_worlds);
     RUN(test_many_nodes);
+    RUN(test_untagged_table);
     return unit_summary();
 }
