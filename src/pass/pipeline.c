@@ -29,6 +29,7 @@ struct MimPipeline {
     MimPtrMap pass_of; /* pipeline node -> instance (NULL = none) */
     bool failed;
     unsigned depth; /* nesting of handle (malformed recursive pipelines) */
+    MimPmScratch *scratch; /* working memory of the pass managers, one at a time */
 };
 
 /* ---- the builder ------------------------------------------------------------ */
@@ -210,7 +211,8 @@ static bool run_steps(MimPipeline *pb, MimWorld **w, MimWorld *keep) {
             /* A phase without passes (e.g. of a nullptr_pass) would only
              * walk the whole program and change nothing. */
             if (*w != keep && mim_pm_num_passes(s->pm) == 0) break;
-            if (!mim_pm_run(s->pm, *w)) return false;
+            if (!pb->scratch) pb->scratch = mim_pm_scratch_new();
+            if (!mim_pm_run(s->pm, *w, pb->scratch)) return false;
             if ((*w == keep || mim_world_mutations(*w) != before) && !mim_swap_cleanup(w, keep))
                 return false;
             break;
@@ -241,6 +243,7 @@ static void free_pipeline(MimPipeline *pb) {
         }
     }
     free(pb->steps);
+    mim_pm_scratch_free(pb->scratch);
     mim_ptrmap_free(&pb->pass_of);
 }
 

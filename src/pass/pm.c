@@ -48,10 +48,27 @@ struct MimPassMan {
     bool changed;     /* some pass asked for another round */
     bool failed;
     uintptr_t stack_base; /* C stack position at the start of the run */
-    MIM_VEC(NodeInfo) info; /* this round's records, indexed by MimDef.scratch */
-    MimDefVec stack;  /* work stack of mutables */
-    MimDefVec walk;   /* scratch stack of iterative walks */
+    MimPmScratch *s;  /* lent by the caller for the duration of a run */
 };
+
+/* The big working memory of a run, lent to the pass managers of a pipeline
+ * one after the other: each would otherwise fault in fresh pages for tables
+ * as large as the program, and keep them until the pipeline ends. */
+struct MimPmScratch {
+    MIM_VEC(NodeInfo) info; /* this round's records, indexed by MimDef.scratch */
+    MimDefVec stack;        /* work stack of mutables */
+    MimDefVec walk;         /* scratch stack of iterative walks */
+};
+
+MimPmScratch *mim_pm_scratch_new(void) { return mim_xcalloc(1, sizeof(MimPmScratch)); }
+
+void mim_pm_scratch_free(MimPmScratch *s) {
+    if (!s) return;
+    mim_vec_free(&s->info);
+    mim_vec_free(&s->stack);
+    mim_vec_free(&s->walk);
+    free(s);
+}
 
 MimPassMan *mim_pm_new(void) { return mim_xcalloc(1, sizeof(MimPassMan)); }
 
@@ -63,9 +80,6 @@ void mim_pm_free(MimPassMan *pm) {
         free(p);
     }
     free(pm->passes);
-    mim_vec_free(&pm->info);
-    mim_vec_free(&pm->stack);
-    mim_vec_free(&pm->walk);
     free(pm);
 }
 
@@ -100,16 +114,16 @@ void mim_pass_changed(MimPass *p) { p->pm->changed = true; }
  * another pass manager) points past the end or to another node's record. */
 static NodeInfo *info_find(const MimPassMan *pm, const MimDef *d) {
     uint32_t k = d->scratch;
-    return k < pm->info.len && pm->info.data[k].def == d ? &pm->info.data[k] : NULL;
+    return k < pm->s->info.len && pm->s->info.data[k].def == d ? &pm->s->info.data[k] : NULL;
 }
 
 /* d's record, created if absent. Valid until the next info_get. */
 static NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
     NodeInfo *r = info_find(pm, d);
     if (r) return r;
-    d->scratch = (uint32_t)pm->info.len;
-    mim_vec_push(&pm->info, ((NodeInfo){d, NULL, 0, 0, WALK_NONE}));
-    return &mim_vec_last(&pm->info);
+    d->scratch = (uint32_t)pm->s->info.len;
+    mim_vec_push(&pm->s->info, ((NodeInfo){d, NULL, 0, 0, WALK_NONE}));
+    return &mim_vec_last(&pm->s->info);
 }
 
 /* Marks d as reached by walk; false if it already was. */
@@ -150,22 +164,22 @@ static void count_use(MimPassMan *pm, MimDef *op, bool callee) {
  * count, per mutable, the (node, operand) pairs that refer to it. */
 static void count_uses(MimPassMan *pm) {
     MimWorld *w = pm->w;
-    pm->info.len = 0; /* a new round: every record is stale */
-    pm->walk.len = 0;
+    pm->s->info.len = 0; /* a new round: every record is stale */
+    pm->s->walk.len = 0;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
         count_use(pm, ext, false);
-        if (reach(pm, ext, WALK_USES)) mim_vec_push(&pm->walk, ext);
+        if (reach(pm, ext, WALK_USES)) mim_vec_push(&pm->s->walk, ext);
     }
-    while (pm->walk.len) {
-        MimDef *d = mim_vec_pop(&pm->walk);
+    while (pm->s->walk.len) {
+        MimDef *d = mim_vec_pop(&pm->s->walk);
         if (d->node == MIM_VAR) continue; /* its operand is its binder, not a use */
-        if (d->type && reach(pm, d->type, WALK_USES)) mim_vec_push(&pm->walk, d->type);
+        if (d->type && reach(pm, d->type, WALK_USES)) mim_vec_push(&pm->s->walk, d->type);
         for (uint32_t i = 0; i < d->num_ops; ++i) {
             MimDef *op = d->ops[i] ? mim_res(w, d->ops[i]) : NULL;
             if (!op) continue;
             count_use(pm, op, d->node == MIM_APP && i == 0);
-            if (reach(pm, op, WALK_USES)) mim_vec_push(&pm->walk, op);
+            if (reach(pm, op, WALK_USES)) mim_vec_push(&pm->s->walk, op);
         }
     }
 }
@@ -248,18 +262,18 @@ MimDef *mim_pass_rewrite(MimPass *p, MimDef *def) { return rewrite(p->pm, def); 
 /* Push the mutables reachable from d without entering mutables. */
 static void push_reachable(MimPassMan *pm, MimDef *d) {
     if (!d) return;
-    pm->walk.len = 0;
-    mim_vec_push(&pm->walk, d);
-    while (pm->walk.len) {
-        MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->walk));
+    pm->s->walk.len = 0;
+    mim_vec_push(&pm->s->walk, d);
+    while (pm->s->walk.len) {
+        MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->s->walk));
         if (!x || !reach(pm, x, WALK_TRAVERSAL)) continue;
         if (x->is_mut) {
-            mim_vec_push(&pm->stack, x);
+            mim_vec_push(&pm->s->stack, x);
             continue;
         }
         if (!has_free_deps(x)) continue;
-        if (x->type) mim_vec_push(&pm->walk, x->type);
-        for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->walk, x->ops[i]);
+        if (x->type) mim_vec_push(&pm->s->walk, x->type);
+        for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->s->walk, x->ops[i]);
     }
 }
 
@@ -297,14 +311,14 @@ static bool visit(MimPassMan *pm, MimDef *m) {
 
 static bool traverse(MimPassMan *pm) {
     MimWorld *w = pm->w;
-    pm->stack.len = 0;
+    pm->s->stack.len = 0;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
         reach(pm, ext, WALK_TRAVERSAL);
-        mim_vec_push(&pm->stack, ext);
+        mim_vec_push(&pm->s->stack, ext);
     }
-    while (pm->stack.len) {
-        MimDef *m = mim_vec_pop(&pm->stack);
+    while (pm->s->stack.len) {
+        MimDef *m = mim_vec_pop(&pm->s->stack);
         if (!has_body(m)) continue;
         if (!visit(pm, m)) return false;
     }
@@ -326,11 +340,12 @@ static void report_failure(MimPassMan *pm) {
     free(names);
 }
 
-bool mim_pm_run(MimPassMan *pm, MimWorld *w) {
+bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     pm->w = w;
+    pm->s = scratch;
     /* About one record per reachable node: reserved once, not copied while
      * the table grows. */
-    mim_vec_reserve(&pm->info, mim_world_num_nodes(w) / 2);
+    mim_vec_reserve(&pm->s->info, mim_world_num_nodes(w) / 2);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = false;

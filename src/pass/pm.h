@@ -10,8 +10,14 @@ void mim_pm_free(MimPassMan *pm);
 /* The instance of cls in this manager, created (zeroed) if absent. */
 MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh);
 size_t mim_pm_num_passes(const MimPassMan *pm);
-/* Traverse the program of w (rounds until no pass asks for another). No
- * cleanup. false = an error was recorded in w. */
-bool mim_pm_run(MimPassMan *pm, MimWorld *w);
+/* Working memory for runs, reusable by one run after another. */
+typedef struct MimPmScratch MimPmScratch;
+MimPmScratch *mim_pm_scratch_new(void);
+void mim_pm_scratch_free(MimPmScratch *s);
+
+/* Traverse the program of w (rounds until no pass asks for another), using
+ * `scratch` as working memory. No cleanup. false = an error was recorded in
+ * w. */
+bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch);
 
 #endif
