@@ -72,11 +72,21 @@ typedef struct MimRewriter MimRewriter;
  * call"). The result is memoized by mim_rewrite. */
 typedef MimDef *(*MimRewriteHook)(MimRewriter *rw, MimDef *old);
 
+/* What a rewriter knows of one old node (side-table mode, see below). */
+typedef struct MimRewriteRec {
+    MimDef *old, *new_, *stub;
+    bool pending;
+} MimRewriteRec;
+
 struct MimRewriter {
     MimWorld *src, *dst; /* may be the same World */
     MimPtrMap map;       /* old -> new, memo of this run */
     MimPtrMap stubs;     /* old mutable -> its stub (even if immutabilized later) */
     MimPtrMap pending;   /* old mutables whose type is being rewritten (no stub yet) */
+    /* Side-table mode (mim_rewriter_use_side_table): the three maps above
+     * are replaced by records indexed from the old nodes (MimDef.scratch). */
+    bool side;
+    MIM_VEC(MimRewriteRec) recs;
     MimRewriteHook hook; /* NULL = mim_rewrite_default */
     void *user;
     /* Between Worlds, the last source file name and its copy interned in
@@ -87,6 +97,12 @@ struct MimRewriter {
 void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewriteHook hook,
                        void *user);
 void mim_rewriter_fini(MimRewriter *rw);
+/* For rewriting a whole World into another one (the cleanup): keeps what
+ * the rewriter knows of each old node in a table indexed from the node
+ * itself (MimDef.scratch) instead of hash maps, which a big World turns into
+ * cache misses. Only while nothing else indexes src's nodes (no pass manager
+ * runs over src), and before anything was rewritten. */
+void mim_rewriter_use_side_table(MimRewriter *rw, size_t expected_nodes);
 /* Rewrite `old` (NULL stays NULL): resolve holes, memo lookup, hook. */
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
 /* Record old -> new (e.g. to seed a substitution); returns new. */

@@ -29,10 +29,65 @@ void mim_rewriter_fini(MimRewriter *rw) {
     mim_ptrmap_free(&rw->map);
     mim_ptrmap_free(&rw->stubs);
     mim_ptrmap_free(&rw->pending);
+    mim_vec_free(&rw->recs);
+}
+
+void mim_rewriter_use_side_table(MimRewriter *rw, size_t expected_nodes) {
+    rw->side = true;
+    mim_vec_reserve(&rw->recs, expected_nodes);
+}
+
+/* ---- what the rewriter knows of old nodes: hash maps or the side table ---- */
+
+/* old's record, or NULL. A stale index (left by another table) points past
+ * the end or to another node's record. */
+static MimRewriteRec *rec_find(const MimRewriter *rw, const MimDef *old) {
+    uint32_t k = old->scratch;
+    return k < rw->recs.len && rw->recs.data[k].old == old ? &rw->recs.data[k] : NULL;
+}
+
+/* old's record, created if absent. Valid until the next rec_get. */
+static MimRewriteRec *rec_get(MimRewriter *rw, MimDef *old) {
+    MimRewriteRec *r = rec_find(rw, old);
+    if (r) return r;
+    old->scratch = (uint32_t)rw->recs.len;
+    mim_vec_push(&rw->recs, ((MimRewriteRec){old, NULL, NULL, false}));
+    return &mim_vec_last(&rw->recs);
+}
+
+/* What old was rewritten to in this run, or NULL. */
+static MimDef *memo_get(const MimRewriter *rw, const MimDef *old) {
+    if (!rw->side) return mim_ptrmap_get(&rw->map, old);
+    const MimRewriteRec *r = rec_find(rw, old);
+    return r ? r->new_ : NULL;
+}
+
+static MimDef *stub_get(const MimRewriter *rw, const MimDef *old) {
+    if (!rw->side) return mim_ptrmap_get(&rw->stubs, old);
+    const MimRewriteRec *r = rec_find(rw, old);
+    return r ? r->stub : NULL;
+}
+
+static void stub_put(MimRewriter *rw, MimDef *old, MimDef *stub) {
+    if (rw->side) rec_get(rw, old)->stub = stub;
+    else mim_ptrmap_put(&rw->stubs, old, stub);
+}
+
+static bool is_pending(const MimRewriter *rw, const MimDef *old) {
+    if (!rw->side) return mim_ptrmap_has(&rw->pending, old);
+    const MimRewriteRec *r = rec_find(rw, old);
+    return r && r->pending;
+}
+
+static void set_pending(MimRewriter *rw, MimDef *old, bool pending) {
+    if (rw->side) rec_get(rw, old)->pending = pending;
+    else if (pending) mim_ptrmap_put(&rw->pending, old, NULL);
+    else mim_ptrmap_remove(&rw->pending, old);
 }
 
 MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_) {
-    mim_ptrmap_put(&rw->map, old, new_);
+    if (rw->side) rec_get(rw, old)->new_ = new_;
+    else mim_ptrmap_put(&rw->map, old, new_);
     return new_;
 }
 
@@ -60,11 +115,11 @@ static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
     if (!old) return NULL;
     old = mim_resolve(rw->src, old);
-    void **hit = mim_ptrmap_find(&rw->map, old);
-    if (hit) return *hit;
+    MimDef *hit = memo_get(rw, old);
+    if (hit) return hit;
     MimDef *res = rw->hook ? rw->hook(rw, old) : mim_rewrite_default(rw, old);
     if (res) {
-        mim_ptrmap_put(&rw->map, old, res);
+        mim_rewriter_map(rw, old, res);
         keep_debug_info(rw, old, res);
     }
     return res;
@@ -101,20 +156,20 @@ static MimDef *rewrite_extract(MimRewriter *rw, MimDef *old) {
  * occur while its binder is still being rewritten). */
 static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
     MimDef *binder = old->ops[0];
-    MimDef *stub = mim_ptrmap_get(&rw->stubs, binder);
+    MimDef *stub = stub_get(rw, binder);
     if (stub) return mim_var(rw->dst, stub);
-    MimDef *mapped = mim_ptrmap_get(&rw->map, binder);
+    MimDef *mapped = memo_get(rw, binder);
     if (mapped && mapped != binder && mapped->is_mut) return mim_var(rw->dst, mapped);
-    if (mim_ptrmap_has(&rw->pending, binder)) {
+    if (is_pending(rw, binder)) {
         /* The binder's own type mentions its variable (a hole codomain solved
          * with the body's type): stub the binder early with the stub of its
          * type that is being filled right now. */
-        MimDef *type = mim_ptrmap_get(&rw->map, mim_resolve(rw->src, binder->type));
+        MimDef *type = memo_get(rw, mim_resolve(rw->src, binder->type));
         if (!type) return rw->src == rw->dst ? old : NULL;
         stub = mim_stub(rw->dst, binder, type);
         if (!stub) return NULL;
         mim_rewriter_map(rw, binder, stub);
-        mim_ptrmap_put(&rw->stubs, binder, stub);
+        stub_put(rw, binder, stub);
         return mim_var(rw->dst, stub);
     }
     if (rw->src == rw->dst) return old;
@@ -147,21 +202,21 @@ MimDef *mim_rewrite_imm(MimRewriter *rw, MimDef *old) {
 static bool is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->num_ops - 1]; }
 
 MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old) {
-    mim_ptrmap_put(&rw->pending, old, NULL);
+    set_pending(rw, old, true);
     MimDef *type = mim_rewrite(rw, old->type);
-    mim_ptrmap_remove(&rw->pending, old);
+    set_pending(rw, old, false);
     if (!type) return NULL;
-    MimDef *stub = mim_ptrmap_get(&rw->stubs, old);
+    MimDef *stub = stub_get(rw, old);
     if (stub) { /* stubbed early by its variable (rewrite_var) */
         if (stub->type != type) mim_mut_set_type(rw->dst, stub, type);
     } else {
         /* The type may have mapped `old` already (a recursive type). */
-        void **hit = mim_ptrmap_find(&rw->map, old);
-        if (hit) return *hit;
+        MimDef *hit = memo_get(rw, old);
+        if (hit) return hit;
         stub = mim_stub(rw->dst, old, type);
         if (!stub) return NULL;
         mim_rewriter_map(rw, old, stub);
-        mim_ptrmap_put(&rw->stubs, old, stub);
+        stub_put(rw, old, stub);
     }
     for (size_t i = 0; i < old->num_ops && old->ops[i]; ++i) {
         MimDef *op = mim_rewrite(rw, old->ops[i]);
