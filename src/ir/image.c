@@ -609,6 +609,7 @@ MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, voi
         if (d && d->gid <= rd.base_gid) rd.builtins[d->gid] = d;
     }
     uint32_t gid = 0;
+    if (ok) mim_world_reserve(w, rd.num_nodes);
     for (uint32_t i = 1; ok && i <= rd.num_nodes; ++i) ok = read_node(&rd, i, &gid);
     for (size_t i = 0; ok && i < rd.muts.len; ++i) ok = fill_mut(&rd, &rd.muts.data[i]);
     ok = ok && read_tables(&rd);

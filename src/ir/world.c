@@ -64,6 +64,13 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
 
 static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
 
+void mim_world_reserve(MimWorld *w, size_t nodes) {
+    MimHashSet *t = &w->table;
+    size_t want = t->len + nodes, cap = t->cap ? t->cap : 1024;
+    while (cap < 2 * (want + 1)) cap *= 2;
+    if (cap > t->cap) table_resize(t, cap, t->tag_mask);
+}
+
 void mim_world_untag_table(MimWorld *w) {
     if (w->table.tag_mask) table_resize(&w->table, w->table.cap, 0);
 }

@@ -27,6 +27,8 @@ typedef struct MimHashSet {
     uint64_t tag_mask; /* MIM_TABLE_TAG_MASK, or 0 once untagged */
 } MimHashSet;
 
+/* Room for `nodes` more immutables without growing the table on the way. */
+void mim_world_reserve(MimWorld *w, size_t nodes);
 /* Stores plain addresses from now on (also used by tests). */
 void mim_world_untag_table(MimWorld *w);
 

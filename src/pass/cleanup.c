@@ -15,6 +15,7 @@ MimWorld *mim_cleanup(MimWorld *old) {
     /* Nothing else indexes old's nodes while it is copied; about half of its
      * nodes are reached (no regrowth while copying). */
     mim_rewriter_use_side_table(&rw, mim_world_num_nodes(old) / 2);
+    mim_world_reserve(w, mim_world_num_nodes(old) / 2);
     bool ok = true;
     for (size_t i = 0, n = mim_world_num_annexes(old); ok && i < n; ++i) {
         uint64_t id;
