@@ -24,11 +24,10 @@
  * The build (plugins/CMakeLists.txt, mim_add_plugin) generates it as
  * <mim/plugin/NAME.h> and builds build/lib/mim/libmim_NAME.so against it;
  * a name that would be defined twice (`%p.a_b` vs `%p.a.b`) is an error.
- * so a plugin's registration is data:
+ * so a plugin's registration is data (MIM_PLUGIN_DEFINE below):
  *     static const MimNormalizerReg normalizers[] = { MIM_core_NORMALIZERS };
- *     static const MimPlugin plugin = { MIM_PLUGIN_ABI, "core",
- *         normalizers, sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0 };
- *     MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; } */
+ *     MIM_PLUGIN_DEFINE("core", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_NO_TABLE,
+ *                       MIM_PLUGIN_NO_TABLE); */
 #ifndef MIM_PLUGIN_H
 #define MIM_PLUGIN_H
 
@@ -83,6 +82,24 @@ typedef struct MimPlugin {
 } MimPlugin;
 
 typedef const MimPlugin *(*MimGetPlugin)(void);
+
+/* The registration every plugin library ends with: the static MimPlugin and
+ * the exported entry point returning it. Each table argument is
+ * MIM_PLUGIN_TABLE(array) for a static array of MimNormalizerReg, MimPassReg
+ * or MimBackendReg (in that order; its length is counted from its size, so it
+ * must be an array, not a pointer), or MIM_PLUGIN_NO_TABLE for none. Used at
+ * file scope and followed by ';' (the macro ends with a second declaration of
+ * the entry point, so the ';' is not a stray one at file scope):
+ *     static const MimPassReg passes[] = {{MIM_opt_x_pass, handle_x}};
+ *     MIM_PLUGIN_DEFINE("opt", MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_TABLE(passes),
+ *                       MIM_PLUGIN_NO_TABLE); */
+#define MIM_PLUGIN_TABLE(array) (array), sizeof(array) / sizeof *(array)
+#define MIM_PLUGIN_NO_TABLE NULL, 0
+#define MIM_PLUGIN_DEFINE(name, normalizers, passes, backends)                            \
+    static const MimPlugin mim_plugin_ = {MIM_PLUGIN_ABI, (name), normalizers, passes,     \
+                                          backends};                                     \
+    MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &mim_plugin_; }              \
+    MIM_EXPORT const MimPlugin *mim_get_plugin(void)
 
 /* ---- annex ids ----------------------------------------------------------- */
 static inline uint64_t mim_annex_base(uint64_t id) { return id & ~(uint64_t)0xff; }

@@ -170,7 +170,4 @@ static bool handle_lower_for(MimPipeline *pb, MimDef *app) {
 }
 
 static const MimPassReg passes[] = {{MIM_affine_lower_for_pass, handle_lower_for}};
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "affine", NULL, 0, passes,
-                                 sizeof passes / sizeof *passes, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("affine", MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_TABLE(passes), MIM_PLUGIN_NO_TABLE);

@@ -4,6 +4,7 @@
  * themselves live in libmim (src/pass). */
 #include "mim/pass.h"
 #include "mim/plugin/compile.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 
@@ -30,26 +31,13 @@ static MimDef *to_tuple_form(MimWorld *w, uint64_t ax, MimDef *const *items, siz
     return mim_app(w, mim_app(w, head, mim_lit_nat(w, n)), tuple);
 }
 
-typedef struct Items {
-    MimDef **data;
-    size_t len, cap;
-} Items;
-
-static void push(Items *v, MimDef *d) {
-    if (v->len == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 8;
-        MimDef **data = realloc(v->data, v->cap * sizeof *data);
-        if (!data) abort();
-        v->data = data;
-    }
-    v->data[v->len++] = d;
-}
+typedef MIM_VEC(MimDef *) Items;
 
 /* Appends the curried arguments of a list headed by `list_ax` to v. */
 static bool collect(MimWorld *w, MimDef *list, uint64_t list_ax, Items *v) {
     if (head_id(w, list) != list_ax) return false;
     list = mim_resolve(w, list);
-    for (size_t i = 0, n = num_args(w, list); i < n; ++i) push(v, mim_app_nth_arg(list, i));
+    for (size_t i = 0, n = num_args(w, list); i < n; ++i) mim_vec_push(v, mim_app_nth_arg(list, i));
     return true;
 }
 
@@ -82,7 +70,7 @@ MimDef *normalize_pass_phase(MimWorld *w, MimDef *type, MimDef *callee, MimDef *
                                                                : collect(w, arg, MIM_compile_pass_list, &v);
     MimDef *res = ok ? to_tuple_form(w, MIM_compile_passes_to_phase, v.data, v.len)
                      : bad_list(w, arg, "%compile.pass_phase", "%compile.pass_list");
-    free(v.data);
+    mim_vec_free(&v);
     return res;
 }
 
@@ -102,7 +90,7 @@ MimDef *normalize_combined_phase(MimWorld *w, MimDef *type, MimDef *callee, MimD
     MimDef *res = collect(w, arg, MIM_compile_phase_list, &v)
                       ? to_tuple_form(w, MIM_compile_phases_to_phase, v.data, v.len)
                       : bad_list(w, arg, "%compile.combined_phase", "%compile.phase_list");
-    free(v.data);
+    mim_vec_free(&v);
     return res;
 }
 
@@ -197,8 +185,5 @@ static const MimPassReg passes[] = {
 };
 
 static const MimNormalizerReg normalizers[] = {MIM_compile_NORMALIZERS};
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "compile", normalizers,
-                                 sizeof normalizers / sizeof *normalizers, passes,
-                                 sizeof passes / sizeof *passes, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("compile", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_TABLE(passes),
+                  MIM_PLUGIN_NO_TABLE);

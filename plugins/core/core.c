@@ -9,9 +9,5 @@ static const MimNormalizerReg normalizers[] = {MIM_core_NORMALIZERS};
 
 static const MimBackendReg backends[] = {{"ll", mim_ll_emit}};
 
-static const MimPlugin plugin = {
-    MIM_PLUGIN_ABI, "core", normalizers, sizeof normalizers / sizeof *normalizers, NULL, 0,
-    backends, sizeof backends / sizeof *backends,
-};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("core", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_NO_TABLE,
+                  MIM_PLUGIN_TABLE(backends));

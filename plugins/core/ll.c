@@ -19,14 +19,8 @@ void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) {
     int n = vsnprintf(NULL, 0, fmt, ap2);
     va_end(ap2);
     if (n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + (size_t)n + 1 > cap) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) abort(); /* out of memory */
-        b->p = p, b->cap = cap;
-    }
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    mim_vec_reserve(b, b->len + (size_t)n + 1);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
 }
 
@@ -37,35 +31,15 @@ void ll_buf_printf(LLBuf *b, const char *fmt, ...) {
     va_end(ap);
 }
 
-void ll_buf_free(LLBuf *b) {
-    free(b->p);
-    b->p = NULL, b->len = b->cap = 0;
-}
-
-void ll_vec_push(LLVec *v, void *x) {
-    if (v->len == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 8;
-        void **p = realloc(v->p, cap * sizeof *p);
-        if (!p) abort();
-        v->p = p, v->cap = cap;
-    }
-    v->p[v->len++] = x;
-}
-
-void ll_vec_free(LLVec *v) {
-    free(v->p);
-    v->p = NULL, v->len = v->cap = 0;
-}
-
 const char *ll_str(LL *ll, const char *fmt, ...) {
     LLBuf b = {0};
     va_list ap;
     va_start(ap, fmt);
     ll_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    if (!b.p) ll_buf_printf(&b, "%s", "");
-    ll_vec_push(&ll->strings, b.p);
-    return b.p;
+    if (!b.data) ll_buf_printf(&b, "%s", "");
+    mim_vec_push(&ll->strings, b.data);
+    return b.data;
 }
 
 /* ---- names, per-node data, errors ------------------------------------------- */
@@ -114,12 +88,8 @@ void ll_error(LL *ll, const MimDef *d, const char *why) {
 
 void ll_declare(LL *ll, const char *decl) {
     for (size_t i = 0; i < ll->decls.len; ++i)
-        if (strcmp(ll->decls.p[i], decl) == 0) return;
-    size_t n = strlen(decl) + 1;
-    char *copy = malloc(n);
-    if (!copy) abort();
-    memcpy(copy, decl, n);
-    ll_vec_push(&ll->decls, copy);
+        if (strcmp(ll->decls.data[i], decl) == 0) return;
+    mim_vec_push(&ll->decls, mim_xstrdup(decl));
 }
 
 /* ---- types (§3) -------------------------------------------------------------- */
@@ -228,7 +198,7 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     for (size_t i = 0; i < n; ++i) {
         const char *t = ll_type(ll, comps[i]);
         if (!t) {
-            ll_buf_free(&b);
+            mim_vec_free(&b);
             return NULL;
         }
         if (!*t) continue;
@@ -242,8 +212,8 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     if (count == 0) r = "";
     else if (count == 1) r = first;
     else if (array_ok && same) r = ll_str(ll, "[%zu x %s]", count, elem);
-    else r = ll_str(ll, "{%s}", b.p);
-    ll_buf_free(&b);
+    else r = ll_str(ll, "{%s}", b.data);
+    mim_vec_free(&b);
     return r;
 }
 
@@ -274,10 +244,10 @@ const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {
         if (!t) goto out;
         if (*t) ll_buf_printf(&b, "%s%s", k++ ? ", " : "", t);
     }
-    r = ll_str(ll, "%s(%s)*", ret, b.p ? b.p : "");
+    r = ll_str(ll, "%s(%s)*", ret, b.data ? b.data : "");
 out:
     free(comps);
-    ll_buf_free(&b);
+    mim_vec_free(&b);
     return r;
 }
 
@@ -370,8 +340,8 @@ void ll_enqueue_fn(LL *ll, MimDef *lam) {
     LLInfo *i = &ll->info[mim_def_gid(lam)];
     if (i->queued) return;
     i->queued = 1;
-    if (mim_def_is_set(lam) && mim_lam_body(lam)) ll_vec_push(&ll->queue, lam);
-    else ll_vec_push(&ll->imports, lam);
+    if (mim_def_is_set(lam) && mim_lam_body(lam)) mim_vec_push(&ll->queue, lam);
+    else mim_vec_push(&ll->imports, lam);
 }
 
 static const char *float_lit(LL *ll, unsigned width, uint64_t v) {
@@ -423,8 +393,8 @@ const char *ll_const(LL *ll, MimDef *d) {
         ll_buf_printf(&b, "[");
         for (uint64_t i = 0; i < n; ++i) ll_buf_printf(&b, "%s%s %s", i ? ", " : "", bt, bv);
         ll_buf_printf(&b, "]");
-        const char *r = ll_str(ll, "%s", b.p);
-        ll_buf_free(&b);
+        const char *r = ll_str(ll, "%s", b.data);
+        mim_vec_free(&b);
         return r;
     }
     case MIM_TUPLE: {
@@ -436,15 +406,15 @@ const char *ll_const(LL *ll, MimDef *d) {
             const char *et = ll_type(ll, mim_def_type(e));
             const char *ev = ll_const(ll, e);
             if (!et || !ev) {
-                ll_buf_free(&b);
+                mim_vec_free(&b);
                 return NULL;
             }
             if (!*et) continue;
             single = ev;
             ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", et, ev);
         }
-        const char *r = k == 1 ? single : ll_str(ll, ty[0] == '[' ? "[%s]" : "{%s}", b.p ? b.p : "");
-        ll_buf_free(&b);
+        const char *r = k == 1 ? single : ll_str(ll, ty[0] == '[' ? "[%s]" : "{%s}", b.data ? b.data : "");
+        mim_vec_free(&b);
         return r;
     }
     default: return NULL;
@@ -508,21 +478,21 @@ static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
     /* one declaration per name: C functions declared twice (or also used by
      * the back end itself, e.g. malloc) are declared once */
     const char *name = ll_fn_name(ll, lam), *key = ll_str(ll, "%s(", name);
-    bool seen = strstr(out->p ? out->p : "", ll_str(ll, " %s", key)) != NULL;
-    for (size_t i = 0; i < ll->decls.len && !seen; ++i) seen = strstr(ll->decls.p[i], key) != NULL;
-    if (ret && !seen) ll_buf_printf(out, "declare %s %s(%s)\n", ret, name, b.p ? b.p : "");
-    ll_buf_free(&b);
+    bool seen = strstr(out->data ? out->data : "", ll_str(ll, " %s", key)) != NULL;
+    for (size_t i = 0; i < ll->decls.len && !seen; ++i) seen = strstr(ll->decls.data[i], key) != NULL;
+    if (ret && !seen) ll_buf_printf(out, "declare %s %s(%s)\n", ret, name, b.data ? b.data : "");
+    mim_vec_free(&b);
     free(comps);
 }
 
 static void ll_free(LL *ll) {
-    for (size_t i = 0; i < ll->strings.len; ++i) free(ll->strings.p[i]);
-    for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.p[i]);
-    ll_vec_free(&ll->strings), ll_vec_free(&ll->decls), ll_vec_free(&ll->imports);
-    ll_vec_free(&ll->queue);
-    ll_buf_free(&ll->types), ll_buf_free(&ll->funcs), ll_buf_free(&ll->allocas);
+    for (size_t i = 0; i < ll->strings.len; ++i) free(ll->strings.data[i]);
+    for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.data[i]);
+    mim_vec_free(&ll->strings), mim_vec_free(&ll->decls), mim_vec_free(&ll->imports);
+    mim_vec_free(&ll->queue);
+    mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     ll_fn_free(ll);
-    free(ll->blocks);
+    mim_vec_free(&ll->blocks);
     free(ll->info);
 }
 
@@ -546,27 +516,27 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
         ll_enqueue_fn(&ll, ext);
     }
     while (ll.ok && ll.queue_head < ll.queue.len) {
-        ll.cur = ll.queue.p[ll.queue_head++];
+        ll.cur = ll.queue.data[ll.queue_head++];
         ++ll.fn;
         if (ll_schedule(&ll)) ll_emit_function(&ll);
         ll_fn_free(&ll);
     }
     LLBuf imports = {0};
-    for (size_t i = 0; ll.ok && i < ll.imports.len; ++i) emit_import(&ll, &imports, ll.imports.p[i]);
+    for (size_t i = 0; ll.ok && i < ll.imports.len; ++i) emit_import(&ll, &imports, ll.imports.data[i]);
 
     bool ok = ll.ok;
     if (ok) {
-        if (ll.types.len) fprintf(out, "%s\n", ll.types.p);
+        if (ll.types.len) fprintf(out, "%s\n", ll.types.data);
         if (ll.decls.len) {
-            qsort(ll.decls.p, ll.decls.len, sizeof *ll.decls.p, cmp_str);
-            for (size_t i = 0; i < ll.decls.len; ++i) fprintf(out, "%s\n", (char *)ll.decls.p[i]);
+            qsort(ll.decls.data, ll.decls.len, sizeof *ll.decls.data, cmp_str);
+            for (size_t i = 0; i < ll.decls.len; ++i) fprintf(out, "%s\n", (char *)ll.decls.data[i]);
             fputc('\n', out);
         }
-        if (imports.len) fprintf(out, "%s\n", imports.p);
-        if (ll.funcs.len) fputs(ll.funcs.p, out);
+        if (imports.len) fprintf(out, "%s\n", imports.data);
+        if (ll.funcs.len) fputs(ll.funcs.data, out);
         fflush(out);
     }
-    ll_buf_free(&imports);
+    mim_vec_free(&imports);
     ll_free(&ll);
     mim_world_freeze(w, was_frozen);
     return ok;

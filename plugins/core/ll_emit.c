@@ -8,7 +8,7 @@
 #include <string.h>
 
 void ll_inst(LL *ll, const char *fmt, ...) {
-    LLBuf *b = &ll->blocks[ll->bb].body;
+    LLBuf *b = &ll->blocks.data[ll->bb].body;
     ll_buf_printf(b, "    ");
     va_list ap;
     va_start(ap, fmt);
@@ -23,7 +23,7 @@ static const char *param_type(LL *ll, LLBlock *b, size_t j) { return ll_type(ll,
 /* Name of parameter j of block b, fixed by its first use (the projection's
  * own name if the use is one). */
 static const char *param_name(LL *ll, int blk, size_t j, MimDef *use) {
-    LLBlock *b = &ll->blocks[blk];
+    LLBlock *b = &ll->blocks.data[blk];
     const char *t = param_type(ll, b, j);
     if (!t) return NULL;
     if (!*t) return "";
@@ -139,7 +139,7 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
     if (mim_def_node(d) == MIM_VAR || is_inner_tuple(ll, d)) { /* parameters directly */
         MimDef *var = mim_def_node(d) == MIM_VAR ? d : mim_def_op(d, 0);
         int blk = ll_block_of(ll, mim_def_op(var, 0));
-        LLBlock *b = blk >= 0 ? &ll->blocks[blk] : NULL;
+        LLBlock *b = blk >= 0 ? &ll->blocks.data[blk] : NULL;
         size_t n = !b ? 0 : mim_def_node(d) == MIM_VAR ? (b->split && !b->inner ? b->ncomp : 0) : b->inner;
         if (j < n) {
             if (!ll_dominates(ll, blk, ll->bb)) {
@@ -170,7 +170,7 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
 /* The value of a whole split variable (an aggregate of its parameters). */
 static const char *whole_var(LL *ll, MimDef *var) {
     int blk = ll_block_of(ll, mim_def_op(var, 0));
-    LLBlock *b = &ll->blocks[blk];
+    LLBlock *b = &ll->blocks.data[blk];
     const char *ty = ll_type(ll, mim_def_type(var));
     if (!ty) return NULL;
     if (!*ty) return "";
@@ -295,7 +295,7 @@ static const char *emit_tuple(LL *ll, MimDef *d) {
 
 /* var#0 of a function with a flattened domain: the tuple of its parameters. */
 static const char *inner_tuple(LL *ll, MimDef *d) {
-    LLBlock *f = &ll->blocks[0];
+    LLBlock *f = &ll->blocks.data[0];
     const char *ty = ll_type(ll, mim_def_type(d));
     if (!ty) return NULL;
     if (!*ty) return "";
@@ -315,7 +315,7 @@ static const char *inner_tuple(LL *ll, MimDef *d) {
 static bool is_inner_tuple(LL *ll, MimDef *d) {
     uint64_t i;
     return mim_def_node(d) == MIM_EXTRACT && mim_def_node(mim_def_op(d, 0)) == MIM_VAR &&
-           mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks[0].inner && mim_def_lit(mim_def_op(d, 1), &i) &&
+           mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(mim_def_op(d, 1), &i) &&
            i == 0;
 }
 
@@ -342,14 +342,14 @@ static const char *emit_node(LL *ll, MimDef *d) {
 /* ---- terminators --------------------------------------------------------------- */
 /* Phi inputs of block `to` for the argument `arg` coming from ll->bb. */
 static void jump_args(LL *ll, int to, MimDef *arg) {
-    LLBlock *t = &ll->blocks[to];
+    LLBlock *t = &ll->blocks.data[to];
     for (size_t j = 0; j < t->ncomp && ll->ok; ++j) {
         const char *ty = param_type(ll, t, j);
         if (!ty || !*ty) continue;
         const char *v = t->split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
         if (!v) return;
         LLBuf *in = &t->incoming[j];
-        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks[ll->bb].label);
+        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks.data[ll->bb].label);
     }
 }
 
@@ -377,15 +377,15 @@ static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
         if (!v) goto out;
         ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", ty, v);
     }
-    r = ll_str(ll, "%s", b.p ? b.p : "");
+    r = ll_str(ll, "%s", b.data ? b.data : "");
 out:
-    ll_buf_free(&b);
+    mim_vec_free(&b);
     free(comps);
     return r;
 }
 
 static void emit_ret(LL *ll, MimDef *arg) {
-    LLBlock *f = &ll->blocks[0];
+    LLBlock *f = &ll->blocks.data[0];
     MimDef *ret_pi = f->comp[f->ncomp - 1];
     size_t n;
     MimDef **comps;
@@ -434,7 +434,7 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
         return;
     }
     int to = ll_block_of(ll, t->k);
-    LLBlock *k = &ll->blocks[to];
+    LLBlock *k = &ll->blocks.data[to];
     size_t count = 0;
     for (size_t j = 0; j < k->ncomp; ++j) {
         const char *ty = param_type(ll, k, j);
@@ -450,13 +450,13 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
         }
         ++idx;
         LLBuf *in = &k->incoming[j];
-        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks[ll->bb].label);
+        ll_buf_printf(in, "%s[ %s, %%%s ]", in->len ? ", " : "", v, ll->blocks.data[ll->bb].label);
     }
     ll_inst(ll, "br label %%%s", k->label);
 }
 
 static void emit_terminator(LL *ll, int b) {
-    MimDef *body = mim_lam_body(ll->blocks[b].lam);
+    MimDef *body = mim_lam_body(ll->blocks.data[b].lam);
     LLTerm t;
     if (!ll_classify(ll, body, &t)) return;
     switch (t.kind) {
@@ -473,7 +473,7 @@ static void emit_terminator(LL *ll, int b) {
     case LL_T_JUMP: {
         int to = ll_block_of(ll, t.callee);
         jump_args(ll, to, t.arg);
-        ll_inst(ll, "br label %%%s", ll->blocks[to].label);
+        ll_inst(ll, "br label %%%s", ll->blocks.data[to].label);
         return;
     }
     case LL_T_BRANCH: {
@@ -483,17 +483,17 @@ static void emit_terminator(LL *ll, int b) {
         const char *c = ll_val(ll, index);
         unsigned w = ll_int_width(ll, mim_def_type(index));
         if (!c || !w) return;
-        const char *l0 = ll->blocks[ll_block_of(ll, mim_def_op(tup, 0))].label;
+        const char *l0 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 0))].label;
         if (n == 2) {
-            const char *l1 = ll->blocks[ll_block_of(ll, mim_def_op(tup, 1))].label;
+            const char *l1 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 1))].label;
             ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, l1, l0);
             return;
         }
         LLBuf cases = {0};
         for (size_t k = 1; k < n; ++k)
-            ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, ll->blocks[ll_block_of(ll, mim_def_op(tup, k))].label);
-        ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, l0, cases.p);
-        ll_buf_free(&cases);
+            ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, ll->blocks.data[ll_block_of(ll, mim_def_op(tup, k))].label);
+        ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, l0, cases.data);
+        mim_vec_free(&cases);
         return;
     }
     case LL_T_CALL: emit_call(ll, body, &t); return;
@@ -515,9 +515,9 @@ bool ll_emit_function(LL *ll) {
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
         int b = ll->order[k];
         ll->bb = b;
-        LLVec *nodes = &ll->blocks[b].nodes;
+        LLVec *nodes = &ll->blocks.data[b].nodes;
         for (size_t i = 0; i < nodes->len && ll->ok; ++i) {
-            MimDef *d = nodes->p[i];
+            MimDef *d = nodes->data[i];
             LLInfo *info = ll_info(ll, d);
             if (info->emitted) continue;
             const char *v = emit_node(ll, d);
@@ -529,7 +529,7 @@ bool ll_emit_function(LL *ll) {
     }
     if (!ll->ok) return false;
 
-    LLBlock *f = &ll->blocks[0];
+    LLBlock *f = &ll->blocks.data[0];
     LLBuf *out = &ll->funcs;
     ll_buf_printf(out, "define %s %s(", ll->ret_type, ll_fn_name(ll, ll->cur));
     for (size_t j = 0, k = 0; j + 1 < f->ncomp; ++j) {
@@ -540,9 +540,9 @@ bool ll_emit_function(LL *ll) {
     }
     ll_buf_printf(out, ") {\n");
     for (size_t k = 0; k < ll->norder; ++k) {
-        LLBlock *b = &ll->blocks[ll->order[k]];
+        LLBlock *b = &ll->blocks.data[ll->order[k]];
         ll_buf_printf(out, "%s:\n", b->label);
-        if (k == 0 && ll->allocas.len) ll_buf_printf(out, "%s", ll->allocas.p);
+        if (k == 0 && ll->allocas.len) ll_buf_printf(out, "%s", ll->allocas.data);
         for (size_t j = 0; k > 0 && j < b->ncomp; ++j) {
             const char *ty = param_type(ll, b, j);
             if (!ty || !*ty) continue;
@@ -551,9 +551,9 @@ bool ll_emit_function(LL *ll) {
                 ll_error(ll, b->lam, "block without incoming values");
                 return false;
             }
-            ll_buf_printf(out, "    %s = phi %s %s\n", name, ty, b->incoming[j].p);
+            ll_buf_printf(out, "    %s = phi %s %s\n", name, ty, b->incoming[j].data);
         }
-        if (b->body.len) ll_buf_printf(out, "%s", b->body.p);
+        if (b->body.len) ll_buf_printf(out, "%s", b->body.data);
     }
     ll_buf_printf(out, "}\n\n");
     return ll->ok;

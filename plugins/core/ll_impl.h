@@ -11,6 +11,7 @@
 
 #include "core_util.h"
 #include "mim/plugin.h"
+#include "mim/vec.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,21 +19,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ---- growable text and pointer vectors ----------------------------------- */
-typedef struct LLBuf {
-    char *p;
-    size_t len, cap;
-} LLBuf;
+/* ---- growable text and pointer vectors (mim/vec.h) ---------------------- */
+/* Text: data is NUL-terminated once anything was printed (NULL before);
+ * len excludes the NUL. Freed with mim_vec_free like LLVec. */
+typedef MIM_VEC(char) LLBuf;
 void ll_buf_printf(LLBuf *b, const char *fmt, ...) MIM_PRINTF(2, 3);
 void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) MIM_PRINTF(2, 0);
-void ll_buf_free(LLBuf *b);
 
-typedef struct LLVec {
-    void **p;
-    size_t len, cap;
-} LLVec;
-void ll_vec_push(LLVec *v, void *x);
-void ll_vec_free(LLVec *v);
+typedef MIM_VEC(void *) LLVec;
 
 /* ---- per-node data ------------------------------------------------------- */
 enum { LL_PLACE_NONE = -1, LL_PLACE_UNSET = -2 };
@@ -62,10 +56,7 @@ typedef struct LLBlock {
     size_t inner;          /* function [[a, …], Cn R]: number of inner components */
     int rpo;               /* position in reverse post-order, -1 unreachable */
     int idom, depth;
-    int *succ;
-    size_t nsucc, capsucc;
-    int *pred;
-    size_t npred, cappred;
+    MIM_VEC(int) succ, pred; /* CFG edges: block indices */
     LLVec nodes;  /* instructions placed here, in dependency order */
     LLBuf *incoming; /* per component: "[ v, %pred ], …" */
     LLBuf body;
@@ -85,8 +76,7 @@ typedef struct LL {
     /* the current function */
     uint32_t fn;
     MimDef *cur;
-    LLBlock *blocks;
-    size_t nblocks, capblocks;
+    MIM_VEC(LLBlock) blocks;
     int *order; /* block indices in RPO */
     size_t norder;
     int bb;          /* block being emitted */

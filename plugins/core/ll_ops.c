@@ -264,8 +264,8 @@ static const char *fast_flags(const Op *o) {
     LLBuf b = {0};
     for (unsigned i = 0; i < 7; ++i)
         if (m & (1u << i)) ll_buf_printf(&b, "%s", names[i]);
-    const char *r = ll_str(o->ll, "%s", b.p ? b.p : "");
-    ll_buf_free(&b);
+    const char *r = ll_str(o->ll, "%s", b.data ? b.data : "");
+    mim_vec_free(&b);
     return r;
 }
 

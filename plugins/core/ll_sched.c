@@ -18,25 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void push_int(int **p, size_t *len, size_t *cap, int x) {
-    if (*len == *cap) {
-        *cap = *cap ? *cap * 2 : 4;
-        int *q = realloc(*p, *cap * sizeof *q);
-        if (!q) abort();
-        *p = q;
-    }
-    (*p)[(*len)++] = x;
-}
-
 static int add_block(LL *ll, MimDef *lam) {
-    if (ll->nblocks == ll->capblocks) {
-        ll->capblocks = ll->capblocks ? ll->capblocks * 2 : 16;
-        LLBlock *b = realloc(ll->blocks, ll->capblocks * sizeof *b);
-        if (!b) abort();
-        ll->blocks = b;
-    }
-    int idx = (int)ll->nblocks++;
-    LLBlock *b = &ll->blocks[idx];
+    mim_vec_reserve(&ll->blocks, ll->blocks.len + 1);
+    int idx = (int)ll->blocks.len++;
+    LLBlock *b = &ll->blocks.data[idx];
     memset(b, 0, sizeof *b);
     b->lam = lam;
     b->label = ll_name(ll, lam);
@@ -53,18 +38,19 @@ static int add_block(LL *ll, MimDef *lam) {
 }
 
 void ll_fn_free(LL *ll) {
-    for (size_t i = 0; i < ll->nblocks; ++i) {
-        LLBlock *b = &ll->blocks[i];
-        for (size_t j = 0; j < b->ncomp; ++j) ll_buf_free(&b->incoming[j]);
-        free(b->incoming), free(b->param), free(b->comp), free(b->succ), free(b->pred);
-        ll_vec_free(&b->nodes);
-        ll_buf_free(&b->body);
+    for (size_t i = 0; i < ll->blocks.len; ++i) {
+        LLBlock *b = &ll->blocks.data[i];
+        for (size_t j = 0; j < b->ncomp; ++j) mim_vec_free(&b->incoming[j]);
+        free(b->incoming), free(b->param), free(b->comp);
+        mim_vec_free(&b->succ), mim_vec_free(&b->pred);
+        mim_vec_free(&b->nodes);
+        mim_vec_free(&b->body);
     }
-    ll->nblocks = 0;
+    ll->blocks.len = 0;
     free(ll->order);
     ll->order = NULL;
     ll->norder = 0;
-    ll_buf_free(&ll->allocas);
+    mim_vec_free(&ll->allocas);
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {
@@ -132,7 +118,7 @@ bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j) {
     MimDef *binder = mim_def_op(var, 0);
     int blk = ll_block_of(ll, binder);
     if (blk < 0) return false;
-    LLBlock *bb = &ll->blocks[blk];
+    LLBlock *bb = &ll->blocks.data[blk];
     if (nested) {
         if (!bb->inner || idx >= bb->inner) return false;
     } else if (bb->inner) {
@@ -151,7 +137,7 @@ bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j) {
 bool ll_is_ret(LL *ll, MimDef *d) {
     int b;
     size_t j;
-    return ll_param_ref(ll, d, &b, &j) && b == 0 && j + 1 == ll->blocks[0].ncomp;
+    return ll_param_ref(ll, d, &b, &j) && b == 0 && j + 1 == ll->blocks.data[0].ncomp;
 }
 
 bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
@@ -218,15 +204,15 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
 }
 
 static void add_edge(LL *ll, int from, int to) {
-    LLBlock *a = &ll->blocks[from], *b = &ll->blocks[to];
-    push_int(&a->succ, &a->nsucc, &a->capsucc, to);
-    push_int(&b->pred, &b->npred, &b->cappred, from);
+    LLBlock *a = &ll->blocks.data[from], *b = &ll->blocks.data[to];
+    mim_vec_push(&a->succ, to);
+    mim_vec_push(&b->pred, from);
 }
 
 static bool build_cfg(LL *ll) {
-    for (size_t i = 0; i < ll->nblocks && ll->ok; ++i) {
+    for (size_t i = 0; i < ll->blocks.len && ll->ok; ++i) {
         LLTerm t;
-        if (!ll_classify(ll, mim_lam_body(ll->blocks[i].lam), &t)) return false;
+        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[i].lam), &t)) return false;
         switch (t.kind) {
         case LL_T_JUMP: add_edge(ll, (int)i, ll_block_of(ll, t.callee)); break;
         case LL_T_BRANCH: {
@@ -248,7 +234,7 @@ static bool build_cfg(LL *ll) {
 
 /* Iterative DFS post-order, then reversed. */
 static void compute_rpo(LL *ll) {
-    size_t n = ll->nblocks;
+    size_t n = ll->blocks.len;
     int *post = malloc(n * sizeof *post), *stack = malloc(n * sizeof *stack);
     size_t *next = calloc(n, sizeof *next);
     char *seen = calloc(n, 1);
@@ -258,9 +244,9 @@ static void compute_rpo(LL *ll) {
     seen[0] = 1;
     while (sp) {
         int b = stack[sp - 1];
-        LLBlock *bb = &ll->blocks[b];
-        if (next[b] < bb->nsucc) {
-            int s = bb->succ[next[b]++];
+        LLBlock *bb = &ll->blocks.data[b];
+        if (next[b] < bb->succ.len) {
+            int s = bb->succ.data[next[b]++];
             if (!seen[s]) {
                 seen[s] = 1;
                 stack[sp++] = s;
@@ -275,30 +261,30 @@ static void compute_rpo(LL *ll) {
     ll->norder = np;
     for (size_t i = 0; i < np; ++i) {
         ll->order[i] = post[np - 1 - i];
-        ll->blocks[ll->order[i]].rpo = (int)i;
+        ll->blocks.data[ll->order[i]].rpo = (int)i;
     }
     free(post), free(stack), free(next), free(seen);
 }
 
 static int intersect(LL *ll, int a, int b) {
     while (a != b) {
-        while (ll->blocks[a].rpo > ll->blocks[b].rpo) a = ll->blocks[a].idom;
-        while (ll->blocks[b].rpo > ll->blocks[a].rpo) b = ll->blocks[b].idom;
+        while (ll->blocks.data[a].rpo > ll->blocks.data[b].rpo) a = ll->blocks.data[a].idom;
+        while (ll->blocks.data[b].rpo > ll->blocks.data[a].rpo) b = ll->blocks.data[b].idom;
     }
     return a;
 }
 
 static void compute_dominators(LL *ll) {
-    ll->blocks[0].idom = 0;
+    ll->blocks.data[0].idom = 0;
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t i = 1; i < ll->norder; ++i) {
             int b = ll->order[i];
-            LLBlock *bb = &ll->blocks[b];
+            LLBlock *bb = &ll->blocks.data[b];
             int idom = -1;
-            for (size_t k = 0; k < bb->npred; ++k) {
-                int p = bb->pred[k];
-                if (ll->blocks[p].rpo < 0 || ll->blocks[p].idom < 0) continue;
+            for (size_t k = 0; k < bb->pred.len; ++k) {
+                int p = bb->pred.data[k];
+                if (ll->blocks.data[p].rpo < 0 || ll->blocks.data[p].idom < 0) continue;
                 idom = idom < 0 ? p : intersect(ll, p, idom);
             }
             if (idom != bb->idom) {
@@ -309,21 +295,21 @@ static void compute_dominators(LL *ll) {
     }
     for (size_t i = 0; i < ll->norder; ++i) {
         int b = ll->order[i];
-        ll->blocks[b].depth = b == 0 ? 0 : ll->blocks[ll->blocks[b].idom].depth + 1;
+        ll->blocks.data[b].depth = b == 0 ? 0 : ll->blocks.data[ll->blocks.data[b].idom].depth + 1;
     }
 }
 
 bool ll_dominates(LL *ll, int a, int b) {
     if (a < 0) return true;
-    if (b < 0 || ll->blocks[b].rpo < 0 || ll->blocks[a].rpo < 0) return false;
-    while (ll->blocks[b].depth > ll->blocks[a].depth) b = ll->blocks[b].idom;
+    if (b < 0 || ll->blocks.data[b].rpo < 0 || ll->blocks.data[a].rpo < 0) return false;
+    while (ll->blocks.data[b].depth > ll->blocks.data[a].depth) b = ll->blocks.data[b].idom;
     return a == b;
 }
 
 static int lca(LL *ll, int a, int b) {
-    while (ll->blocks[a].depth > ll->blocks[b].depth) a = ll->blocks[a].idom;
-    while (ll->blocks[b].depth > ll->blocks[a].depth) b = ll->blocks[b].idom;
-    while (a != b) a = ll->blocks[a].idom, b = ll->blocks[b].idom;
+    while (ll->blocks.data[a].depth > ll->blocks.data[b].depth) a = ll->blocks.data[a].idom;
+    while (ll->blocks.data[b].depth > ll->blocks.data[a].depth) b = ll->blocks.data[b].idom;
+    while (a != b) a = ll->blocks.data[a].idom, b = ll->blocks.data[b].idom;
     return a;
 }
 
@@ -392,19 +378,19 @@ static int place(LL *ll, MimDef *d) {
     }
     if (ll_param_ref(ll, d, &pb, &pj)) { /* a parameter or phi: available in its block */
         i->place = pb;
-        ll_vec_push(&ll->blocks[pb].nodes, d);
+        mim_vec_push(&ll->blocks.data[pb].nodes, d);
         return pb;
     }
     uint64_t k;
     if (mim_def_node(d) == MIM_EXTRACT && mim_def_node(mim_def_op(d, 0)) == MIM_VAR &&
-        mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks[0].inner && mim_def_lit(mim_def_op(d, 1), &k) &&
+        mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(mim_def_op(d, 1), &k) &&
         k == 0) {
         i->place = 0; /* the parameter tuple of a flattened domain: assembled where used (ll_val) */
         return 0;
     }
     if (mim_def_node(d) == MIM_VAR) {
         int b = ll_block_of(ll, mim_def_op(d, 0));
-        if (b < 0 || ll->blocks[b].rpo < 0) {
+        if (b < 0 || ll->blocks.data[b].rpo < 0) {
             ll_error(ll, d, "variable of a lambda outside the function (the function is not closed)");
             b = LL_PLACE_NONE;
         }
@@ -439,17 +425,17 @@ static int place(LL *ll, MimDef *d) {
         p = 0; /* an operation on constants only */
     }
     i->place = p;
-    ll_vec_push(&ll->blocks[p].nodes, d);
+    mim_vec_push(&ll->blocks.data[p].nodes, d);
     return p;
 }
 
 /* The operands of block b's terminator. */
 static void place_terminator(LL *ll, int b) {
     LLTerm t;
-    if (!ll_classify(ll, mim_lam_body(ll->blocks[b].lam), &t)) return;
+    if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return;
     walk_chain(ll, t.arg, b);
     int p = LL_PLACE_NONE;
-    MimDef *body = mim_lam_body(ll->blocks[b].lam);
+    MimDef *body = mim_lam_body(ll->blocks.data[b].lam);
     if (t.kind == LL_T_BRANCH) p = deeper(ll, body, p, place(ll, mim_def_op(t.callee, 1)));
     if (t.kind == LL_T_CALL && mim_def_node(t.callee) != MIM_LAM) p = deeper(ll, body, p, place(ll, t.callee));
     p = deeper(ll, body, p, place_operand(ll, body, t.arg));
@@ -465,12 +451,12 @@ bool ll_schedule(LL *ll) {
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
         int b = ll->order[k];
         LLTerm t;
-        if (!ll_classify(ll, mim_lam_body(ll->blocks[b].lam), &t)) return false;
+        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return false;
         walk_chain(ll, t.arg, b);
     }
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) place_terminator(ll, ll->order[k]);
     /* the emitted flag served as "operands placed" for effects */
-    for (size_t k = 0; k < ll->nblocks; ++k)
-        for (size_t i = 0; i < ll->blocks[k].nodes.len; ++i) ll_info(ll, ll->blocks[k].nodes.p[i])->emitted = 0;
+    for (size_t k = 0; k < ll->blocks.len; ++k)
+        for (size_t i = 0; i < ll->blocks.data[k].nodes.len; ++i) ll_info(ll, ll->blocks.data[k].nodes.data[i])->emitted = 0;
     return ll->ok;
 }

@@ -10,7 +10,4 @@ MimDef *normalize_const(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
 }
 
 static const MimNormalizerReg normalizers[] = {MIM_demo_NORMALIZERS};
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "demo", normalizers,
-                                 sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("demo", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_NO_TABLE);

@@ -85,8 +85,5 @@ static const MimPassReg passes[] = {
     {MIM_direct_ds2cps_pass, handle_ds2cps},
     {MIM_direct_cps2ds_pass, handle_cps2ds},
 };
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "direct", normalizers,
-                                 sizeof normalizers / sizeof *normalizers, passes,
-                                 sizeof passes / sizeof *passes, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("direct", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_TABLE(passes),
+                  MIM_PLUGIN_NO_TABLE);

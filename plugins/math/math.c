@@ -339,8 +339,4 @@ MimDef *normalize_conv(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
 
 static const MimNormalizerReg normalizers[] = {MIM_math_NORMALIZERS};
 
-static const MimPlugin plugin = {
-    MIM_PLUGIN_ABI, "math", normalizers, sizeof normalizers / sizeof *normalizers, NULL, 0, NULL, 0,
-};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("math", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_NO_TABLE);

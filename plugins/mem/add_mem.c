@@ -263,13 +263,13 @@ static bool add_mem_run(MimPhase *ph, MimWorld **wp) {
     AddMem am = {.w = w, .M = mim_annex(w, MIM_mem_M)};
     if (!am.M) return false;
     MemVec ext = {0}; /* rewrite_lam changes the list of externals */
-    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mem_vec_push(&ext, mim_world_external(w, i));
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
     bool ok = true;
     for (size_t i = 0; i < ext.len && ok; i++) {
         MimDef *e = ext.data[i];
         if (mim_def_node(e) == MIM_LAM) ok = rewrite_lam(&am, e) != NULL;
     }
-    mem_vec_free(&ext);
+    mim_vec_free(&ext);
     mim_ptrmap_free(&am.types);
     mim_ptrmap_free(&am.lams);
     mim_ptrmap_free(&am.vars);

@@ -68,8 +68,8 @@ static void mark_used(CopyProp *c, MimDef *L, const Plan *p, bool *used) {
     MimWorld *w = mim_pass_world(&c->base);
     MimDef *var = mim_var(w, L);
     MemUses *u = &c->uses;
-    for (uint32_t i = var ? mem_uses_first(u, var) : 0; i; i = u->uses[i - 1].next) {
-        MemUse use = u->uses[i - 1];
+    for (uint32_t i = var ? mem_uses_first(u, var) : 0; i; i = u->uses.data[i - 1].next) {
+        MemUse use = u->uses.data[i - 1];
         uint64_t idx;
         if (p->sigma && mim_def_node(use.user) == MIM_EXTRACT && use.op == 0 &&
             mem_lit(w, mim_def_op(use.user, 1), &idx) && idx < p->n) {
@@ -97,8 +97,8 @@ static Plan *make_plan(CopyProp *c, MimDef *L) {
     if (c->bb_only && has_ret) return NULL;
     MemUses *u = &c->uses;
     size_t calls = 0;
-    for (uint32_t i = mem_uses_first(u, L); i; i = u->uses[i - 1].next, ++calls)
-        if (mim_def_node(u->uses[i - 1].user) != MIM_APP || u->uses[i - 1].op != 0) return NULL;
+    for (uint32_t i = mem_uses_first(u, L); i; i = u->uses.data[i - 1].next, ++calls)
+        if (mim_def_node(u->uses.data[i - 1].user) != MIM_APP || u->uses.data[i - 1].op != 0) return NULL;
     if (!calls) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, L));
     Plan *p = mim_xcalloc(1, sizeof *p);
@@ -119,8 +119,8 @@ static Plan *make_plan(CopyProp *c, MimDef *L) {
         }
         MimDef *same = NULL;
         bool ok = true;
-        for (uint32_t j = mem_uses_first(u, L); ok && j; j = u->uses[j - 1].next) {
-            MimDef *a = res(w, arg_comp(w, p, mim_app_arg(u->uses[j - 1].user), i));
+        for (uint32_t j = mem_uses_first(u, L); ok && j; j = u->uses.data[j - 1].next) {
+            MimDef *a = res(w, arg_comp(w, p, mim_app_arg(u->uses.data[j - 1].user), i));
             ok = a && (!same || a == same);
             same = a;
         }
@@ -148,7 +148,7 @@ static void copy_prop_prepare(MimPass *pass) {
         Plan *p = make_plan(c, L);
         if (!p) continue;
         mim_ptrmap_put(&c->plan, L, p);
-        mem_vec_push(&c->plans, p);
+        mim_vec_push(&c->plans, p);
     }
 }
 
@@ -214,7 +214,7 @@ static MimDef *copy_prop_rewrite(MimPass *pass, MimDef *d) {
 static void copy_prop_fini(MimPass *pass) {
     CopyProp *c = (CopyProp *)pass;
     free_plans(c);
-    mem_vec_free(&c->plans);
+    mim_vec_free(&c->plans);
     mim_ptrmap_free(&c->plan);
     mim_ptrmap_free(&c->version);
     mim_ptrmap_free(&c->generated);

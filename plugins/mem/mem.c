@@ -92,8 +92,5 @@ static const MimPassReg passes[] = {
     {MIM_mem_reshape_pass, mem_handle_reshape},
     {MIM_mem_add_mem_phase, mem_handle_add_mem},
 };
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "mem", normalizers,
-                                 sizeof normalizers / sizeof *normalizers, passes,
-                                 sizeof passes / sizeof *passes, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("mem", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_TABLE(passes),
+                  MIM_PLUGIN_NO_TABLE);

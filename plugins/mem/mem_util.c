@@ -1,4 +1,4 @@
-/* Vector, use lists and type helpers for the mem passes. */
+/* Use lists and type helpers for the mem passes. */
 #include "mem_util.h"
 
 #include "mim/plugin/mem.h"
@@ -7,38 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- vector ------------------------------------------------------------------- */
-
-void mem_vec_push(MemVec *v, void *p) {
-    if (v->len == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 16;
-        v->data = mim_xrealloc(v->data, v->cap * sizeof *v->data);
-    }
-    v->data[v->len++] = p;
-}
-
-void mem_vec_free(MemVec *v) {
-    free(v->data);
-    *v = (MemVec){0};
-}
-
 /* ---- use lists ------------------------------------------------------------------ */
 
 static void add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
-    if (u->len == u->cap) {
-        u->cap = u->cap ? 2 * u->cap : 256;
-        u->uses = mim_xrealloc(u->uses, u->cap * sizeof *u->uses);
-    }
     uint32_t prev = (uint32_t)(uintptr_t)mim_ptrmap_get(&u->first, used);
-    u->uses[u->len] = (MemUse){user, op, prev};
-    mim_ptrmap_put(&u->first, used, (void *)(uintptr_t)(u->len + 1));
-    ++u->len;
+    mim_vec_push(&u->uses, ((MemUse){user, op, prev}));
+    mim_ptrmap_put(&u->first, used, (void *)(uintptr_t)u->uses.len);
 }
 
 static void visit(MimPtrMap *seen, MemVec *todo, MimDef *d) {
     if (d && !mim_ptrmap_has(seen, d)) {
         mim_ptrmap_put(seen, d, (void *)1);
-        mem_vec_push(todo, d);
+        mim_vec_push(todo, d);
     }
 }
 
@@ -49,8 +29,10 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
     size_t expect = u->nodes.len ? u->nodes.len : mim_world_num_nodes(w) / 2;
     mim_ptrmap_clear(&u->first);
     mim_ptrmap_reserve(&u->first, expect);
-    u->len = 0;
+    u->uses.len = 0;
     u->nodes.len = 0;
+    mim_vec_reserve(&u->nodes, expect);
+    mim_vec_reserve(&u->uses, 2 * expect); /* about two uses per node */
     MimPtrMap seen = {0};
     mim_ptrmap_reserve(&seen, expect);
     MemVec todo = {0};
@@ -58,7 +40,7 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
         visit(&seen, &todo, mim_world_external(w, i));
     while (todo.len) {
         MimDef *d = todo.data[--todo.len];
-        mem_vec_push(&u->nodes, d);
+        mim_vec_push(&u->nodes, d);
         /* Types only matter where they depend on variables (a closed type
          * cannot mention a slot or a parameter; the tower of universes
          * above `*` is also created lazily and must not be walked). */
@@ -77,13 +59,13 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
         }
     }
     mim_ptrmap_free(&seen);
-    mem_vec_free(&todo);
+    mim_vec_free(&todo);
 }
 
 void mem_uses_free(MemUses *u) {
     mim_ptrmap_free(&u->first);
-    free(u->uses);
-    mem_vec_free(&u->nodes);
+    mim_vec_free(&u->uses);
+    mim_vec_free(&u->nodes);
     *u = (MemUses){0};
 }
 
@@ -93,7 +75,7 @@ uint32_t mem_uses_first(const MemUses *u, const MimDef *d) {
 
 size_t mem_uses_count(const MemUses *u, const MimDef *d) {
     size_t n = 0;
-    for (uint32_t i = mem_uses_first(u, d); i; i = u->uses[i - 1].next) ++n;
+    for (uint32_t i = mem_uses_first(u, d); i; i = u->uses.data[i - 1].next) ++n;
     return n;
 }
 

@@ -1,6 +1,6 @@
-/* Small shared pieces of the mem plugin's passes (maps: mim/ptrmap.h): a
- * growable pointer vector, use lists of a whole program, and helpers for
- * memory tokens and lambda domains. The plugin only sees the public API
+/* Small shared pieces of the mem plugin's passes (maps: mim/ptrmap.h,
+ * vectors: mim/vec.h): a pointer vector type, use lists of a whole program,
+ * and helpers for memory tokens and lambda domains. The plugin only sees the public API
  * (mim/world.h, mim/pass.h), so these live here instead of src/util. */
 #ifndef MEM_UTIL_H
 #define MEM_UTIL_H
@@ -8,21 +8,15 @@
 #include "mim/pass.h"
 #include "mim/plugin.h"
 #include "mim/ptrmap.h"
+#include "mim/vec.h"
 #include "mim/xalloc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- pointer vector ---------------------------------------------------------- */
-typedef struct MemVec {
-    void **data;
-    size_t len, cap;
-} MemVec;
-
-void mem_vec_push(MemVec *v, void *p);
-void mem_vec_free(MemVec *v);
-
+/* ---- pointer vector (mim_vec_push, mim_vec_free) ---------------------------- */
+typedef MIM_VEC(void *) MemVec;
 
 /* ---- use lists of the program reachable from the externals ----------------- */
 #define MEM_USE_TYPE UINT32_MAX /* the node is the type of the user */
@@ -35,15 +29,14 @@ typedef struct MemUse {
 
 typedef struct MemUses {
     MimPtrMap first;  /* node -> index of its first use + 1 (as uintptr_t) */
-    MemUse *uses;
-    size_t len, cap;
+    MIM_VEC(MemUse) uses;
     MemVec nodes;  /* every reachable node, in discovery order */
 } MemUses;
 
 /* Rebuild the use lists (Var -> binder edges are not uses). */
 void mem_uses_build(MemUses *u, MimWorld *w);
 void mem_uses_free(MemUses *u);
-/* Iterate: for (uint32_t i = mem_uses_first(u, d); i; i = u->uses[i - 1].next) */
+/* Iterate: for (uint32_t i = mem_uses_first(u, d); i; i = u->uses.data[i - 1].next) */
 uint32_t mem_uses_first(const MemUses *u, const MimDef *d);
 size_t mem_uses_count(const MemUses *u, const MimDef *d);
 

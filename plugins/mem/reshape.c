@@ -78,7 +78,7 @@ static void leaf_types(Reshape *r, MimDef *T, MemVec *out, MimDef **mem) {
     } else if (mem_is_M(w, T)) {
         if (!*mem) *mem = T;
     } else {
-        mem_vec_push(out, reshape_type(r, T));
+        mim_vec_push(out, reshape_type(r, T));
     }
 }
 
@@ -162,7 +162,7 @@ static MimDef *flat_dom(Reshape *r, MimDef *dom) {
     leaf_types(r, dom, &v, &mem);
     Layout l = layout_of(r, mem != NULL, v.len, v.len ? v.data[v.len - 1] : NULL);
     MimDef *res = assemble(w, &l, mem, (MimDef *const *)v.data, true);
-    mem_vec_free(&v);
+    mim_vec_free(&v);
     return res;
 }
 
@@ -230,7 +230,7 @@ static bool flatten(Reshape *r, MimDef *v, MimDef *T, MemVec *out, MimDef **mem)
     }
     MimDef *x = convert_fn(r, v, T);
     if (!x) return false;
-    mem_vec_push(out, x);
+    mim_vec_push(out, x);
     return true;
 }
 
@@ -245,7 +245,7 @@ static MimDef *flat_arg(Reshape *r, MimDef *arg, MimDef *old_dom) {
         Layout l = layout_of(r, mem != NULL, v.len, v.len ? mim_def_type(v.data[v.len - 1]) : NULL);
         res = assemble(w, &l, mem, (MimDef *const *)v.data, false);
     }
-    mem_vec_free(&v);
+    mim_vec_free(&v);
     return res;
 }
 
@@ -290,7 +290,7 @@ static MimDef *regroup_params(Reshape *r, MimDef *lam, MimDef *old_pi) {
     if (disassemble(w, &l, mim_var(w, lam), &mem, params))
         res = regroup(r, mim_pi_dom(old_pi), params, &i, mem);
     free(params);
-    mem_vec_free(&v);
+    mim_vec_free(&v);
     return res;
 }
 
@@ -342,12 +342,12 @@ static void reshape_prepare(MimPass *p) {
     mim_ptrmap_clear(&r->reverse);
     /* externals get their stubs up front (reshape_lam transfers them) */
     MemVec ext = {0};
-    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mem_vec_push(&ext, mim_world_external(w, i));
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
     for (size_t i = 0; i < ext.len; i++) {
         MimDef *e = ext.data[i];
         if (mim_def_node(e) == MIM_LAM && mim_lam_body(e)) reshape_lam(r, e);
     }
-    mem_vec_free(&ext);
+    mim_vec_free(&ext);
 }
 
 static MimDef *reshape_rewrite(MimPass *p, MimDef *d) {

@@ -65,8 +65,7 @@ typedef struct PhiInfo {
 
 /* Slot ids (sorted) that need a φ-parameter in a lambda. */
 typedef struct Need {
-    size_t num, cap;
-    uint64_t *ids;
+    MIM_VEC(uint64_t) ids;
 } Need;
 
 typedef struct Ssa {
@@ -77,7 +76,7 @@ typedef struct Ssa {
     MimPtrMap slot_by_id; /* id + 1 -> SlotInfo* (this round) */
     MimPtrMap need;       /* lambda -> Need* (this round) */
     MimPtrMap need_by_type; /* type -> MemVec* of lambdas with needs (copies, see need_of) */
-    MemVec type_vecs;  /* MemVec* to free */
+    MIM_VEC(MemVec *) type_vecs; /* to free */
     MimPtrMap made;       /* φ-versions and wrappers made by this pass */
     MemVec needs;      /* Need* to free */
     MimPtrMap version;    /* lambda -> its φ-version (this round) */
@@ -232,19 +231,19 @@ static WalkRes walk(MimWorld *w, uint64_t id, MimDef *node, MimDef *T, MimDef *m
 static void free_round(Ssa *s) {
     for (size_t i = 0; i < s->slots.len; ++i) {
         SlotInfo *si = s->slots.data[i];
-        mem_vec_free(&si->binders);
-        mem_vec_free(&si->loads);
+        mim_vec_free(&si->binders);
+        mim_vec_free(&si->loads);
         free(si);
     }
     s->slots.len = 0;
     for (size_t i = 0; i < s->needs.len; ++i) {
         Need *n = s->needs.data[i];
-        free(n->ids);
+        mim_vec_free(&n->ids);
         free(n);
     }
     s->needs.len = 0;
     for (size_t i = 0; i < s->type_vecs.len; ++i) {
-        mem_vec_free(s->type_vecs.data[i]);
+        mim_vec_free(s->type_vecs.data[i]);
         free(s->type_vecs.data[i]);
     }
     s->type_vecs.len = 0;
@@ -263,7 +262,7 @@ static void collect_binders(Ssa *s, MimDef *d, MemVec *out) {
     MimWorld *w = world(s);
     MemVec todo = {0}, visited = {0};
     MimPtrMap seen = {0};
-    mem_vec_push(&todo, d);
+    mim_vec_push(&todo, d);
     while (todo.len) {
         MimDef *x = res(w, todo.data[--todo.len]);
         if (!x || mim_def_is_mut(x) || mim_ptrmap_has(&seen, x)) continue;
@@ -273,19 +272,19 @@ static void collect_binders(Ssa *s, MimDef *d, MemVec *out) {
             MimDef *b = known ? known : res(w, mim_def_op(x, 0));
             size_t i = 0;
             while (i < out->len && out->data[i] != b) ++i;
-            if (i == out->len) mem_vec_push(out, b);
+            if (i == out->len) mim_vec_push(out, b);
             continue;
         }
         if (!(mim_def_dep(x) & MIM_DEP_VAR)) continue;
-        mem_vec_push(&visited, x);
-        for (size_t i = 0, n = mim_def_num_ops(x); i < n; ++i) mem_vec_push(&todo, mim_def_op(x, i));
+        mim_vec_push(&visited, x);
+        for (size_t i = 0, n = mim_def_num_ops(x); i < n; ++i) mim_vec_push(&todo, mim_def_op(x, i));
     }
     /* Memory chains are shared by all the slots along them: remember the
      * common case of a single binder so the next slot stops early. */
     if (out->len == 1)
         for (size_t i = 0; i < visited.len; ++i) mim_ptrmap_put(&s->binder_of, visited.data[i], out->data[0]);
-    mem_vec_free(&todo);
-    mem_vec_free(&visited);
+    mim_vec_free(&todo);
+    mim_vec_free(&visited);
     mim_ptrmap_free(&seen);
 }
 
@@ -343,25 +342,25 @@ static bool entries(Ssa *s, MimDef *X, SlotInfo *si, MemVec *out) {
     MimWorld *w = world(s);
     MemUses *u = &s->uses;
     MimDef **b = (MimDef **)si->binders.data;
-    for (uint32_t i = mem_uses_first(u, X); i; i = u->uses[i - 1].next) {
-        MemUse use = u->uses[i - 1];
+    for (uint32_t i = mem_uses_first(u, X); i; i = u->uses.data[i - 1].next) {
+        MemUse use = u->uses.data[i - 1];
         MimNode kind = mim_def_node(use.user);
         if (kind == MIM_APP && use.op == 0) {
-            if (out) mem_vec_push(out, use.user); /* a call */
+            if (out) mim_vec_push(out, use.user); /* a call */
             continue;
         }
         if (kind != MIM_TUPLE || use.op == MEM_USE_TYPE) return false;
-        for (uint32_t j = mem_uses_first(u, use.user); j; j = u->uses[j - 1].next) {
-            MemUse tu = u->uses[j - 1];
+        for (uint32_t j = mem_uses_first(u, use.user); j; j = u->uses.data[j - 1].next) {
+            MemUse tu = u->uses.data[j - 1];
             MimNode tk = mim_def_node(tu.user);
             if (tk == MIM_EXTRACT && tu.op == 0) { /* a branch (…, X, …)#c arg */
-                for (uint32_t k = mem_uses_first(u, tu.user); k; k = u->uses[k - 1].next) {
-                    MemUse eu = u->uses[k - 1];
+                for (uint32_t k = mem_uses_first(u, tu.user); k; k = u->uses.data[k - 1].next) {
+                    MemUse eu = u->uses.data[k - 1];
                     if (mim_def_node(eu.user) != MIM_APP || eu.op != 0) return false;
-                    if (out) mem_vec_push(out, eu.user);
+                    if (out) mim_vec_push(out, eu.user);
                 }
             } else if (tk == MIM_APP && tu.op == 1 && cont_call_safe(w, tu.user, X, b, si->binders.len)) {
-                if (out) mem_vec_push(out, tu.user);
+                if (out) mim_vec_push(out, tu.user);
             } else {
                 return false;
             }
@@ -395,18 +394,15 @@ static void need_add(Ssa *s, MimDef *X, uint64_t id) {
     if (!n) {
         n = mim_xcalloc(1, sizeof *n);
         mim_ptrmap_put(&s->need, X, n);
-        mem_vec_push(&s->needs, n);
+        mim_vec_push(&s->needs, n);
     }
     size_t pos = 0;
-    while (pos < n->num && n->ids[pos] < id) ++pos;
-    if (pos < n->num && n->ids[pos] == id) return;
-    if (n->num == n->cap) {
-        n->cap = n->cap ? 2 * n->cap : 4;
-        n->ids = mim_xrealloc(n->ids, n->cap * sizeof *n->ids);
-    }
-    memmove(n->ids + pos + 1, n->ids + pos, (n->num - pos) * sizeof *n->ids);
-    n->ids[pos] = id;
-    ++n->num;
+    while (pos < n->ids.len && n->ids.data[pos] < id) ++pos;
+    if (pos < n->ids.len && n->ids.data[pos] == id) return;
+    mim_vec_reserve(&n->ids, n->ids.len + 1);
+    memmove(n->ids.data + pos + 1, n->ids.data + pos, (n->ids.len - pos) * sizeof *n->ids.data);
+    n->ids.data[pos] = id;
+    ++n->ids.len;
 }
 
 static bool phi_has(Ssa *s, MimDef *X, uint64_t id);
@@ -420,7 +416,7 @@ static bool analyse_loads(Ssa *s, SlotInfo *si) {
     MimPtrMap seen_lam = {0};
     bool ok = true;
     for (size_t i = 0; i < si->loads.len; ++i)
-        mem_vec_push(&todo, comp(w, mim_app_arg(si->loads.data[i]), 2, 0));
+        mim_vec_push(&todo, comp(w, mim_app_arg(si->loads.data[i]), 2, 0));
     while (ok && todo.len) {
         MimDef *out = NULL;
         WalkRes r = walk(w, si->id, si->dup ? si->slot : NULL, si->T, todo.data[--todo.len], &out);
@@ -432,18 +428,18 @@ static bool analyse_loads(Ssa *s, SlotInfo *si) {
             ok = false;
             continue;
         }
-        mem_vec_push(&lams, out);
+        mim_vec_push(&lams, out);
         for (size_t j = 0; ok && j < ents.len; ++j) {
             MimDef *m = mem_of(w, mim_app_arg(ents.data[j]));
-            if (m) mem_vec_push(&todo, m);
+            if (m) mim_vec_push(&todo, m);
             else ok = false;
         }
     }
     if (ok)
         for (size_t i = 0; i < lams.len; ++i) need_add(s, lams.data[i], si->id);
-    mem_vec_free(&todo);
-    mem_vec_free(&lams);
-    mem_vec_free(&ents);
+    mim_vec_free(&todo);
+    mim_vec_free(&lams);
+    mim_vec_free(&ents);
     mim_ptrmap_free(&seen_lam);
     return ok;
 }
@@ -456,11 +452,11 @@ static bool ptr_use_ok(Ssa *s, MimDef *P, MimDef *tup, uint32_t op, MemVec *load
     if (mim_def_node(tup) != MIM_TUPLE || op != 1 || (n != 2 && n != 3)) return false;
     if (res(w, mim_def_op(tup, 0)) == P || (n == 3 && res(w, mim_def_op(tup, 2)) == P)) return false;
     MemUses *u = &s->uses;
-    for (uint32_t i = mem_uses_first(u, tup); i; i = u->uses[i - 1].next) {
-        MemUse use = u->uses[i - 1];
+    for (uint32_t i = mem_uses_first(u, tup); i; i = u->uses.data[i - 1].next) {
+        MemUse use = u->uses.data[i - 1];
         uint64_t ax = n == 2 ? MIM_mem_load : MIM_mem_store;
         if (use.op != 1 || mim_match(use.user, ax) != use.user) return false;
-        if (n == 2) mem_vec_push(loads, use.user);
+        if (n == 2) mim_vec_push(loads, use.user);
         else ++*stores;
     }
     return true;
@@ -482,8 +478,8 @@ static void classify(Ssa *s, SlotInfo *si) {
     MemUses *u = &s->uses;
     MimDef *P = NULL;
     si->state = SLOT_KEEP;
-    for (uint32_t i = mem_uses_first(u, si->slot); i; i = u->uses[i - 1].next) {
-        MemUse use = u->uses[i - 1];
+    for (uint32_t i = mem_uses_first(u, si->slot); i; i = u->uses.data[i - 1].next) {
+        MemUse use = u->uses.data[i - 1];
         uint64_t idx;
         if (mim_def_node(use.user) != MIM_EXTRACT || use.op != 0 || !mem_lit(w, mim_def_op(use.user, 1), &idx) ||
             idx > 1)
@@ -494,8 +490,8 @@ static void classify(Ssa *s, SlotInfo *si) {
         }
     }
     size_t stores = 0;
-    for (uint32_t i = P ? mem_uses_first(u, P) : 0; i; i = u->uses[i - 1].next) {
-        MemUse use = u->uses[i - 1];
+    for (uint32_t i = P ? mem_uses_first(u, P) : 0; i; i = u->uses.data[i - 1].next) {
+        MemUse use = u->uses.data[i - 1];
         if (!ptr_use_ok(s, P, use.user, use.op, &si->loads, &stores)) return;
     }
     if (!si->loads.len) {
@@ -523,7 +519,7 @@ static void ssa_prepare(MimPass *p) {
         SlotInfo *other = mim_ptrmap_get(&s->slot_by_id, id_key(id));
         if (other) other->dup = si->dup = true;
         else mim_ptrmap_put(&s->slot_by_id, id_key(id), si);
-        mem_vec_push(&s->slots, si);
+        mim_vec_push(&s->slots, si);
     }
     for (size_t i = 0; i < s->slots.len; ++i) {
         SlotInfo *si = s->slots.data[i];
@@ -566,9 +562,9 @@ static void index_needs(Ssa *s) {
         if (!v) {
             v = mim_xcalloc(1, sizeof *v);
             mim_ptrmap_put(&s->need_by_type, type, v);
-            mem_vec_push(&s->type_vecs, v);
+            mim_vec_push(&s->type_vecs, v);
         }
-        mem_vec_push(v, X);
+        mim_vec_push(v, X);
     }
 }
 
@@ -618,8 +614,8 @@ static MimDef *value_at(Ssa *s, uint64_t id, MimDef *node, MimDef *m) {
 
 /* Values of all slots of `need` at token m (false if one is unknown). */
 static bool values_at(Ssa *s, const Need *need, MimDef *m, MimDef **vals) {
-    for (size_t j = 0; j < need->num; ++j)
-        if (!m || !(vals[j] = value_at(s, need->ids[j], NULL, m))) return false;
+    for (size_t j = 0; j < need->ids.len; ++j)
+        if (!m || !(vals[j] = value_at(s, need->ids.data[j], NULL, m))) return false;
     return true;
 }
 
@@ -637,11 +633,11 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     if (done) return done;
     MimWorld *w = world(s);
     MimDef *pi = mem_lam_pi(w, X), *dom = mim_pi_dom(pi);
-    uint64_t n = mem_num_comps(w, dom), total = n + need->num;
+    uint64_t n = mem_num_comps(w, dom), total = n + need->ids.len;
     MimDef **comps = mim_xcalloc(total, sizeof *comps);
     for (uint64_t i = 0; i < n; ++i) comps[i] = mem_comp_type(w, dom, n, i);
-    for (size_t j = 0; j < need->num; ++j)
-        comps[n + j] = ((SlotInfo *)mim_ptrmap_get(&s->slot_by_id, id_key(need->ids[j])))->T;
+    for (size_t j = 0; j < need->ids.len; ++j)
+        comps[n + j] = ((SlotInfo *)mim_ptrmap_get(&s->slot_by_id, id_key(need->ids.data[j])))->T;
     MimDef *lam = mim_mut_lam(w, mim_pi(w, mim_sigma(w, comps, total), mim_pi_codom(pi), false));
     MimDef *out[2] = {NULL, NULL};
     bool ok = lam && mim_reduce(w, X, forward_params(w, dom, n, lam, total, comps), out) &&
@@ -652,12 +648,12 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
     PhiInfo *info = mim_xcalloc(1, sizeof *info);
     info->base = n;
     info->n = total;
-    info->num = need->num;
-    info->ids = mim_xcalloc(need->num, sizeof *info->ids);
-    memcpy(info->ids, need->ids, need->num * sizeof *info->ids);
+    info->num = need->ids.len;
+    info->ids = mim_xcalloc(need->ids.len, sizeof *info->ids);
+    memcpy(info->ids, need->ids.data, need->ids.len * sizeof *info->ids);
     mim_ptrmap_put(&s->phi, lam, info);
     mim_ptrmap_put(&s->made, lam, (void *)1);
-    mem_vec_push(&s->phis, info);
+    mim_vec_push(&s->phis, info);
     mim_ptrmap_put(&s->version, X, lam);
     /* Copies of lambdas nested in X now live under the new binder. */
     if (mim_ptrmap_has(&s->binders, X)) mim_ptrmap_put(&s->binders, lam, (void *)1);
@@ -671,11 +667,11 @@ static MimDef *call_phi(Ssa *s, MimDef *X, const Need *need, MimDef *arg, MimDef
     MimDef *lam = phi_version(s, X, need);
     if (!lam) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, X));
-    uint64_t n = mem_num_comps(w, dom), total = n + need->num;
+    uint64_t n = mem_num_comps(w, dom), total = n + need->ids.len;
     bool sigma = mim_def_node(res(w, dom)) == MIM_SIGMA;
     MimDef **args = mim_xcalloc(total, sizeof *args);
     for (uint64_t i = 0; i < n; ++i) args[i] = sigma ? mim_proj(w, arg, n, i) : arg;
-    for (size_t j = 0; j < need->num; ++j) args[n + j] = vals[j];
+    for (size_t j = 0; j < need->ids.len; ++j) args[n + j] = vals[j];
     MimDef *call = mim_app(w, lam, mim_tuple(w, args, total));
     free(args);
     return call;
@@ -722,7 +718,7 @@ static MimDef *wrap_components(Ssa *s, MimDef *t, MimDef *m) {
         Need *need = need_of(s, c);
         ops[i] = c;
         if (!need) continue;
-        MimDef **vals = mim_xcalloc(need->num, sizeof *vals);
+        MimDef **vals = mim_xcalloc(need->ids.len, sizeof *vals);
         bool ok = values_at(s, need, m, vals) && (ops[i] = wrapper(s, c, need, vals));
         free(vals);
         if (!ok) goto done;
@@ -757,7 +753,7 @@ static MimDef *rewrite_call(Ssa *s, MimDef *d) {
     /* X args → X' (args, vals) */
     Need *need = need_of(s, callee);
     if (need) {
-        MimDef **vals = mim_xcalloc(need->num, sizeof *vals);
+        MimDef **vals = mim_xcalloc(need->ids.len, sizeof *vals);
         MimDef *r = values_at(s, need, mem_of(w, arg), vals) ? call_phi(s, callee, need, arg, vals) : d;
         free(vals);
         return r;
@@ -824,13 +820,13 @@ static void ssa_fini(MimPass *p) {
         free(pi->ids);
         free(pi);
     }
-    mem_vec_free(&s->phis);
-    mem_vec_free(&s->slots);
-    mem_vec_free(&s->needs);
+    mim_vec_free(&s->phis);
+    mim_vec_free(&s->slots);
+    mim_vec_free(&s->needs);
     mim_ptrmap_free(&s->slot_by_id);
     mim_ptrmap_free(&s->need);
     mim_ptrmap_free(&s->need_by_type);
-    mem_vec_free(&s->type_vecs);
+    mim_vec_free(&s->type_vecs);
     mim_ptrmap_free(&s->made);
     mim_ptrmap_free(&s->version);
     mim_ptrmap_free(&s->phi);

@@ -34,6 +34,4 @@ static bool handle_plugin_select(MimPipeline *pb, MimDef *app) {
 }
 
 static const MimPassReg passes[] = {{MIM_compile_plugin_select, handle_plugin_select}};
-static const MimPlugin plugin = {MIM_PLUGIN_ABI, "opt", NULL, 0, passes, 1, NULL, 0};
-
-MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &plugin; }
+MIM_PLUGIN_DEFINE("opt", MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_TABLE(passes), MIM_PLUGIN_NO_TABLE);

@@ -5,7 +5,7 @@
 
 #include "fe/fe.h"
 #include "util/arena.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <sys/types.h>
 

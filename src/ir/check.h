@@ -13,7 +13,7 @@
 #include "ir/ir.h"
 #include "ir/world_impl.h"
 #include "mim/ptrmap.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 #include "mim/xalloc.h"
 
 #include <stdint.h>

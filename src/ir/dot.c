@@ -9,7 +9,7 @@
 #include "ir/ir.h"
 #include "ir/world_impl.h"
 #include "mim/ptrmap.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
 #define MIM_IR_IMAGE_H
 
 #include "mim/plugin.h"
+#include "mim/vec.h"
 #include "mim/world.h"
-#include "util/vec.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -21,7 +21,7 @@
 #include "ir/world_impl.h"
 #include "util/arena.h"
 #include "mim/ptrmap.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 #include "mim/xalloc.h"
 
 #include <inttypes.h>

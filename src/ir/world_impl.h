@@ -9,7 +9,7 @@
 #include "util/arena.h"
 #include "mim/ptrmap.h"
 #include "util/sym.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 
 /* Open addressing over immutables, keyed by MimDef.hash. A slot holds the
  * node's address with the top 16 bits of its hash in the address bits above

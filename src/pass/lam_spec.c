@@ -6,7 +6,7 @@
  * body with the function parameters replaced by this call's arguments. */
 #include "pass/std.h"
 
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 

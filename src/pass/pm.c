@@ -21,7 +21,7 @@
 #include "pass/pm.h"
 
 #include "ir/check.h"
-#include "util/vec.h"
+#include "mim/vec.h"
 #include "mim/xalloc.h"
 
 #include <stdlib.h>

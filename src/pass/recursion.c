@@ -6,7 +6,7 @@
  * it once per traversal instead of walking from every call site. */
 #include "pass/std.h"
 
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 

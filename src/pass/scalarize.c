@@ -6,7 +6,7 @@
  * them. Other occurrences of f keep referring to f. */
 #include "pass/std.h"
 
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 

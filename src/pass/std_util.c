@@ -3,7 +3,7 @@
  * debug_print (compile.md §6). */
 #include "pass/std.h"
 
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 #include <string.h>

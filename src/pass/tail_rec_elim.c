@@ -8,7 +8,7 @@
  * (inside the loop) to `loop (args without it)`, otherwise to `rec args`. */
 #include "pass/std.h"
 
-#include "util/vec.h"
+#include "mim/vec.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,11 @@
 /* Growable arrays as macros over a {data, len, cap} struct.
  *   MIM_VEC(int) v = {0};  mim_vec_push(&v, 3);  mim_vec_free(&v);
- * Elements live in heap memory owned by the vector. */
-#ifndef MIM_UTIL_VEC_H
-#define MIM_UTIL_VEC_H
+ * Elements live in heap memory owned by the vector (mim/xalloc.h: running out
+ * of memory aborts). Each MIM_VEC(T) is a distinct struct type, so a vector
+ * passed between functions needs a typedef: typedef MIM_VEC(MimDef *) Defs;
+ * Public so that plugins grow arrays the same way as libmim. */
+#ifndef MIM_VEC_H
+#define MIM_VEC_H
 
 #include "mim/xalloc.h"
 
