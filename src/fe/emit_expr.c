@@ -5,7 +5,7 @@
  * bottom-up, operands left to right, with the World's current location set
  * to the expression while its own node is built. */
 #include "fe/emit_impl.h"
-#include "ir/ir.h" /* sigma field names (u.mut.fields) */
+#include "ir/ir.h" /* sigma field names (mim_mut_ext) */
 
 #include <stdlib.h>
 #include <string.h>
@@ -150,9 +150,9 @@ static MimDef *emit_seq(Emitter *e, MimAstExpr *x) {
  * (§6.4); the last field of that name wins. */
 static bool field_index(MimWorld *w, MimDef *t, MimSym name, size_t *n, size_t *index) {
     MimDef *T = mim_resolve(w, mim_def_type(t));
-    if (!T || T->node != MIM_SIGMA || !T->is_mut || !T->u.mut.fields) return false;
+    if (!T || T->node != MIM_SIGMA || !T->is_mut || !mim_mut_ext(T)->fields) return false;
     for (size_t i = T->num_ops; i-- > 0;) {
-        MimSym f = T->u.mut.fields[i];
+        MimSym f = mim_mut_ext(T)->fields[i];
         if (f && (f == name || strcmp(f, name) == 0)) {
             *n = T->num_ops;
             *index = i;

@@ -265,7 +265,7 @@ MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma) {
     MimDef *res = NULL;
     SigmaFill s = {sigma, mim_var(e->w, sigma), NULL};
     if (!s.var || !for_each_elem(e, p, fill_elem, &s)) goto out;
-    sigma->u.mut.fields = s.fields;
+    mim_mut_ext(sigma)->fields = s.fields;
     res = mim_immutabilize(e->w, sigma);
 out:
     emit_pop_loc(e, old);

@@ -73,7 +73,7 @@ static int try_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **res) {
     }
     MimDef *filter = mim_res(w, lam->ops[0]);
     if (!lam->ops[1] || !filter || filter == w->builtin.ff) return 0;
-    if (!mim_is(lam->u.mut.var, MIM_VAR)) { /* nothing to substitute */
+    if (!mim_is(mim_mut_ext(lam)->var, MIM_VAR)) { /* nothing to substitute */
         if (filter != w->builtin.tt) return 0;
         *res = lam->ops[1];
         return 1;
@@ -83,7 +83,7 @@ static int try_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **res) {
 
 /* Codomain of pi instantiated with arg. */
 static MimDef *codom_at(MimWorld *w, MimDef *pi, MimDef *arg) {
-    if (!pi->is_mut || !mim_is(pi->u.mut.var, MIM_VAR)) return mim_res(w, pi->ops[1]);
+    if (!pi->is_mut || !mim_is(mim_mut_ext(pi)->var, MIM_VAR)) return mim_res(w, pi->ops[1]);
     MimDef *out[2];
     if (!mim_reduce(w, pi, arg, out)) return NULL;
     return out[1];

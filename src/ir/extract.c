@@ -119,7 +119,7 @@ MimDef *mim_extract(MimWorld *w, MimDef *d, MimDef *index) {
                 return NULL;
             }
             MimDef *t = mim_res(w, D->ops[k]);
-            if (D->is_mut && mim_is(D->u.mut.var, MIM_VAR)) t = mim_subst(w, t, D, d);
+            if (D->is_mut && mim_is(mim_mut_ext(D)->var, MIM_VAR)) t = mim_subst(w, t, D, d);
             return mim_unify(w, MIM_EXTRACT, t, 0, ops, 2);
         }
     }

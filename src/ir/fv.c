@@ -26,17 +26,17 @@ struct MimFreeVars {
 };
 
 MimDef *mim_mut_has_var(const MimDef *mut) {
-    MimDef *v = mut->u.mut.var;
+    MimDef *v = mim_mut_ext(mut)->var;
     return mim_is(v, MIM_VAR) ? v : NULL;
 }
 
 static MimFreeVars *record(MimWorld *w, MimDef *mut) {
-    MimFreeVars *r = mut->u.mut.fv;
+    MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r) {
         r = mim_arena_alloc(&w->check_arena, sizeof *r);
         r->next = w->fv_records;
         w->fv_records = r;
-        mut->u.mut.fv = r;
+        mim_mut_ext(mut)->fv = r;
     }
     return r;
 }
@@ -59,7 +59,7 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     if (gen) *gen = (void *)((uintptr_t)*gen + 1);
     w->mut_epoch++;
 
-    MimFreeVars *r = mut->u.mut.fv;
+    MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
     r->valid = false;
     free(r->vars);
@@ -152,11 +152,11 @@ typedef struct Tarjan {
 
 /* Recompute fv(m) from its locals; returns whether it changed. */
 static bool recompute(Tarjan *t, MimDef *m) {
-    MimFreeVars *r = m->u.mut.fv;
+    MimFreeVars *r = mim_mut_ext(m)->fv;
     MimDefVec acc = {0};
     for (size_t i = 0; i < r->lvars.len; ++i) mim_vec_push(&acc, r->lvars.data[i]);
     for (size_t i = 0; i < r->lmuts.len; ++i) {
-        MimFreeVars *q = r->lmuts.data[i]->u.mut.fv;
+        MimFreeVars *q = mim_mut_ext(r->lmuts.data[i])->fv;
         if (!q->n) continue;
         set_union(&t->tmp, acc.data, acc.len, q->vars, q->n);
         MimDefVec x = acc;
@@ -226,7 +226,7 @@ static void visit(Tarjan *t, MimDef *m) {
     while (t->stack.data[base - 1] != m) base--;
     base--;
     for (size_t i = base; i < t->stack.len; ++i) {
-        MimFreeVars *q = t->stack.data[i]->u.mut.fv;
+        MimFreeVars *q = mim_mut_ext(t->stack.data[i])->fv;
         free(q->vars);
         q->vars = NULL;
         q->n = 0;
@@ -237,7 +237,7 @@ static void visit(Tarjan *t, MimDef *m) {
         for (size_t i = base; i < t->stack.len; ++i) changed |= recompute(t, t->stack.data[i]);
     }
     for (size_t i = base; i < t->stack.len; ++i) {
-        MimFreeVars *q = t->stack.data[i]->u.mut.fv;
+        MimFreeVars *q = mim_mut_ext(t->stack.data[i])->fv;
         q->on_stack = false;
         q->index = q->low = 0;
         mim_vec_free(&q->lvars);

@@ -137,7 +137,7 @@ static void expand(Writer *wr) {
         mim_vec_push(&wr->nodes, d);
         collect(wr, d->type);
         for (uint32_t i = 0; i < d->num_ops; ++i) collect(wr, d->ops[i]);
-        if (d->is_mut) collect(wr, d->u.mut.var);
+        if (d->is_mut) collect(wr, mim_mut_ext(d)->var);
         else if (d->node == MIM_APP) collect(wr, d->u.app.axiom);
     }
 }
@@ -184,7 +184,7 @@ static void put_loc(Writer *wr, MimLoc l) {
 
 static void put_node(Writer *wr, const MimDef *d, uint32_t prev_gid) {
     MimBytes *o = wr->out;
-    bool fields = d->is_mut && d->node == MIM_SIGMA && d->u.mut.fields;
+    bool fields = d->is_mut && d->node == MIM_SIGMA && mim_mut_ext(d)->fields;
     uint8_t bits = (uint8_t)((d->is_mut ? BIT_MUT : 0) | (d->is_external ? BIT_EXTERNAL : 0) |
                              (d->var_made ? BIT_VAR_MADE : 0) | (fields ? BIT_FIELDS : 0) |
                              (d->node == MIM_AXIOM && d->u.ax.norm ? BIT_NORM : 0));
@@ -200,10 +200,10 @@ static void put_node(Writer *wr, const MimDef *d, uint32_t prev_gid) {
     mim_bytes_u32(o, ref_of(wr, d->type));
     mim_bytes_u32(o, d->num_ops);
     for (uint32_t i = 0; i < d->num_ops; ++i) mim_bytes_u32(o, ref_of(wr, d->ops[i]));
-    if (d->is_mut) mim_bytes_u32(o, ref_of(wr, d->u.mut.var));
+    if (d->is_mut) mim_bytes_u32(o, ref_of(wr, mim_mut_ext(d)->var));
     else if (d->node == MIM_APP) mim_bytes_u32(o, ref_of(wr, d->u.app.axiom));
     if (fields)
-        for (uint32_t i = 0; i < d->num_ops; ++i) put_sym(wr, d->u.mut.fields[i]);
+        for (uint32_t i = 0; i < d->num_ops; ++i) put_sym(wr, mim_mut_ext(d)->fields[i]);
 }
 
 /* The reduction cache in a deterministic order (by binder and argument gid). */
@@ -508,14 +508,14 @@ static bool fill_mut(Reader *rd, const MutRec *m) {
     if (m->var) { /* its own variable: Var(d) */
         MimDef *v = node_at(rd, m->var);
         if (!v || v->node != MIM_VAR || v->is_mut || v->ops[0] != d) return false;
-        d->u.mut.var = v;
+        mim_mut_ext(d)->var = v;
     }
     d->var_made = (m->bits & BIT_VAR_MADE) != 0;
     d->is_external = (m->bits & BIT_EXTERNAL) != 0;
     if (m->bits & BIT_FIELDS) {
         MimSym *f = mim_arena_alloc(&rd->w->arena, m->num_ops * sizeof *f);
         memcpy(f, rd->field_syms.data + m->fields, m->num_ops * sizeof *f);
-        d->u.mut.fields = f;
+        mim_mut_ext(d)->fields = f;
     }
     return true;
 }

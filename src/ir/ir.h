@@ -8,6 +8,9 @@
 #include "mim/world.h"
 #include "util/sym.h"
 
+#include <assert.h>
+#include <stdint.h>
+
 typedef struct MimFreeVars MimFreeVars; /* cached free-variable set of a mutable */
 
 struct MimDef {
@@ -27,11 +30,6 @@ struct MimDef {
     MimSym name;
     MimLoc loc;
     union {
-        struct {                /* mutables */
-            MimDef *var;        /* the binder's variable (or 0₁), NULL until requested */
-            MimFreeVars *fv;    /* cache, NULL = not computed / invalidated */
-            MimSym *fields;     /* Sigma: field names by element (front end), may be NULL */
-        } mut;
         struct {
             MimDef *axiom; /* App: head axiom of the curried chain, or NULL */
         } app;
@@ -43,7 +41,21 @@ struct MimDef {
         } ty;
     } u;
     MimDef *ops[]; /* num_ops operands; for mutables NULL while unset */
+    /* A mutable continues with its MimMutExt (mim_mut_ext). */
 };
+
+/* What only mutables have, stored right after their operands: kept out of
+ * MimDef, whose every byte is paid by the far more numerous immutables. */
+typedef struct MimMutExt {
+    MimDef *var;     /* the binder's variable (or 0₁), NULL until requested */
+    MimFreeVars *fv; /* cache, NULL = not computed / invalidated */
+    MimSym *fields;  /* Sigma: field names by element (front end), may be NULL */
+} MimMutExt;
+
+static inline MimMutExt *mim_mut_ext(const MimDef *m) {
+    assert(m->is_mut);
+    return (MimMutExt *)(void *)((char *)(uintptr_t)m + sizeof(MimDef) + m->num_ops * sizeof(MimDef *));
+}
 
 /* Implicit bit of a Pi lives in flags bit 0. */
 #define MIM_PI_IMPLICIT 1u

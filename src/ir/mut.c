@@ -80,7 +80,7 @@ static MimDef *var_type(MimWorld *w, MimDef *mut) {
 MimDef *mim_var(MimWorld *w, MimDef *mut) {
     mut = mim_res(w, mut);
     if (!mut || !mut->is_mut) return NULL;
-    if (mut->u.mut.var) return mut->u.mut.var;
+    if (mim_mut_ext(mut)->var) return mim_mut_ext(mut)->var;
     MimDef *T = var_type(w, mut);
     if (!T) return NULL;
     uint64_t s;
@@ -88,7 +88,7 @@ MimDef *mim_var(MimWorld *w, MimDef *mut) {
     if (w->frozen) return NULL; /* never created: absent while printing */
     MimDef *var = mim_unify(w, MIM_VAR, T, 0, &mut, 1);
     if (var) {
-        mut->u.mut.var = var;
+        mim_mut_ext(mut)->var = var;
         mut->var_made = 1;
     }
     return var;

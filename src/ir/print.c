@@ -133,7 +133,7 @@ static bool lit_of(const MimDef *d, uint64_t *v) { return mim_def_lit(d, v); }
 
 /* The binder's Var node if it was ever created (0₁ "variables" do not count). */
 static MimDef *existing_var(const MimDef *m) {
-    return m->is_mut && mim_is(m->u.mut.var, MIM_VAR) ? m->u.mut.var : NULL;
+    return m->is_mut && mim_is(mim_mut_ext(m)->var, MIM_VAR) ? mim_mut_ext(m)->var : NULL;
 }
 
 /* §2.1: external, a function, or named (neither empty nor `_`). */

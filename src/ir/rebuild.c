@@ -46,10 +46,10 @@ MimDef *mim_stub(MimWorld *w, MimDef *m, MimDef *type) {
     MimDef *s = mim_alloc_mut(w, (MimNode)m->node, mim_res(w, type), m->flags, m->num_ops);
     if (!s) return NULL;
     if (m->name) s->name = mim_world_sym(w, m->name);
-    if (m->node == MIM_SIGMA && m->u.mut.fields) {
+    if (m->node == MIM_SIGMA && mim_mut_ext(m)->fields) {
         MimSym *fields = mim_arena_alloc(&w->arena, m->num_ops * sizeof *fields);
-        for (uint32_t i = 0; i < m->num_ops; ++i) fields[i] = mim_world_sym(w, m->u.mut.fields[i]);
-        s->u.mut.fields = fields;
+        for (uint32_t i = 0; i < m->num_ops; ++i) fields[i] = mim_world_sym(w, mim_mut_ext(m)->fields[i]);
+        mim_mut_ext(s)->fields = fields;
     }
     return s;
 }

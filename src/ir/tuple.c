@@ -211,7 +211,7 @@ MimDef *mim_complete_arr(MimWorld *w, MimDef *arr) {
 
 MimDef *mim_seq_body_at(MimWorld *w, MimDef *seq_, MimDef *i) {
     MimDef *body = seq_->node == MIM_ARR ? seq_->ops[1] : seq_->ops[0];
-    if (!seq_->is_mut || !mim_is(seq_->u.mut.var, MIM_VAR)) return mim_res(w, body);
+    if (!seq_->is_mut || !mim_is(mim_mut_ext(seq_)->var, MIM_VAR)) return mim_res(w, body);
     return mim_subst(w, body, seq_, i);
 }
 

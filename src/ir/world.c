@@ -75,8 +75,11 @@ void mim_world_untag_table(MimWorld *w) {
     if (w->table.tag_mask) table_resize(&w->table, w->table.cap, 0);
 }
 
-static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
-    MimDef *d = mim_arena_alloc(&w->arena, sizeof *d + n * sizeof(MimDef *));
+/* `extra` bytes follow the operands (a mutable's MimMutExt). */
+static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n,
+                        size_t extra) {
+    MimDef *d = mim_arena_alloc_aligned(&w->arena, sizeof *d + n * sizeof(MimDef *) + extra,
+                                        _Alignof(MimDef));
     d->node = (uint8_t)node;
     d->type = type;
     d->flags = flags;
@@ -101,7 +104,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
     if (found) return found;
 
-    MimDef *d = new_node(w, node, type, flags, n);
+    MimDef *d = new_node(w, node, type, flags, n, 0);
     if (n) memcpy(d->ops, ops, n * sizeof *ops);
     d->hash = hash;
     d->dep = (uint8_t)mim_dep_compute(d);
@@ -118,7 +121,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
 MimDef *mim_alloc_mut(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {
     if (w->frozen || !type) return NULL;
     ++w->gid;
-    MimDef *d = new_node(w, node, type, flags, n);
+    MimDef *d = new_node(w, node, type, flags, n, sizeof(MimMutExt));
     d->is_mut = 1;
     d->dep = (uint8_t)mim_dep_compute(d);
     return d;

@@ -170,10 +170,13 @@ void mim_arena_free(MimArena *a) {
     memset(a, 0, sizeof *a);
 }
 
-void *mim_arena_alloc(MimArena *a, size_t size) {
-    size = (size + ALIGN - 1) & ~(ALIGN - 1);
-    if (size == 0) size = ALIGN;
-    if ((size_t)(a->end - a->cur) < size) {
+void *mim_arena_alloc(MimArena *a, size_t size) { return mim_arena_alloc_aligned(a, size, ALIGN); }
+
+void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
+    if (size == 0) size = 1;
+    size_t pad = (size_t)(-(uintptr_t)a->cur & (align - 1));
+    if ((size_t)(a->end - a->cur) < pad + size) {
+        pad = 0; /* a chunk's data is aligned for anything */
         size_t cap = a->head ? (size_t)(a->end - a->head->data) * 2 : 4096;
         /* Past the first 12 KiB, chunks are big enough to be populated in
          * one call rather than faulted in page by page. */
@@ -191,8 +194,8 @@ void *mim_arena_alloc(MimArena *a, size_t size) {
         a->cur = c->data;
         a->end = c->data + cap;
     }
-    void *p = a->cur; /* already zero: chunks are zeroed when created */
-    a->cur += size;
+    void *p = a->cur + pad; /* already zero: chunks are zeroed when created */
+    a->cur += pad + size;
     a->total += size;
     return p;
 }

@@ -17,6 +17,10 @@ void mim_arena_init(MimArena *a);
 void mim_arena_free(MimArena *a);
 /* Zero-initialised, aligned to max_align_t. Never returns NULL (aborts on OOM). */
 void *mim_arena_alloc(MimArena *a, size_t size);
+/* The same with a smaller alignment `align` (a power of two up to that of
+ * max_align_t): nodes need only pointer alignment, and rounding each to 16
+ * bytes would cost a word in every other one. */
+void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align);
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n);
 
 /* A zeroed block for big tables, with the same memory policy as arena chunks

@@ -397,12 +397,12 @@ static void test_subst_branch_short_circuit(void) {
     MimDef *other = mim_app(w, k1, c), *taken = mim_app(w, k2, c);
     MimDef *sel = mim_extract(w, mim_tuple(w, (MimDef *[]){other, taken}, 2), c);
     CHECK(mim_is(sel, MIM_EXTRACT));
-    CHECK(k1->u.mut.fv == NULL && k2->u.mut.fv == NULL);
+    CHECK(mim_mut_ext(k1)->fv == NULL && mim_mut_ext(k2)->fv == NULL);
     MimDef *tt = mim_lit_bool(w, true);
     MimDef *r = mim_subst(w, sel, f, tt);
     CHECK(r == mim_app(w, k2, tt));
-    CHECK(k1->u.mut.fv == NULL); /* never looked at */
-    CHECK(k2->u.mut.fv != NULL);
+    CHECK(mim_mut_ext(k1)->fv == NULL); /* never looked at */
+    CHECK(mim_mut_ext(k2)->fv != NULL);
     CHECK(!mim_world_has_error(w));
     mim_world_free(w);
 }
