@@ -96,22 +96,36 @@ static bool load_plugin(Run *r, const char *name, MimLoc loc) {
     return false;
 }
 
-/* An implicit or -p plugin (cli.md §3 step 5): its library, then its .mim. */
-static bool parse_plugin(Run *r, const char *name) {
-    MimLoc none = {0};
-    if (!load_plugin(r, name, none)) return false;
-    mim_fe_parse_plugin(r->fe, name);
-    return true;
-}
-
 static bool load_directive(void *run, const char *name, MimLoc loc) { return load_plugin(run, name, loc); }
+
+/* The implicit and -p plugins (cli.md §3 step 5), in their order: compile,
+ * the -p plugins, opt at -O2. */
+static size_t implicit_plugins(const Run *r, const char **names) {
+    const MimOptions *o = r->o;
+    size_t n = 0;
+    if (!o->bootstrap) names[n++] = "compile";
+    for (size_t i = 0; i < o->num_plugins; ++i) names[n++] = o->plugins[i];
+    if (!o->bootstrap && o->opt_level >= 2) names[n++] = "opt";
+    return n;
+}
 
 static bool parse_all(Run *r) {
     const MimOptions *o = r->o;
-    if (!o->bootstrap && !parse_plugin(r, "compile")) return false;
-    for (size_t i = 0; i < o->num_plugins; ++i)
-        if (!parse_plugin(r, o->plugins[i])) return false;
-    if (!o->bootstrap && o->opt_level >= 2 && !parse_plugin(r, "opt")) return false;
+    /* Each implicit plugin is its library, then its interface. The
+     * interfaces (and what they import) are parsed before the libraries are
+     * opened, so that parsing overlaps with the CLI's main thread opening
+     * the same libraries ahead (driver/prefetch.c). Nothing observable
+     * changes: parsing needs no library, and when a library fails to load
+     * the run stops with that error alone, before the input is read. An
+     * invalid name ends the parsing (no file is looked up for it). */
+    const char **names = mim_xcalloc(o->num_plugins + 2, sizeof *names);
+    size_t num = implicit_plugins(r, names);
+    for (size_t i = 0; i < num && (o->bootstrap || mim_plugin_name_valid(names[i])); ++i)
+        mim_fe_parse_plugin(r->fe, names[i]);
+    bool loaded = true;
+    for (size_t i = 0; loaded && i < num; ++i) loaded = load_plugin(r, names[i], (MimLoc){0});
+    free(names);
+    if (!loaded) return false;
     mim_fe_set_md(r->fe, r->md.f);
     mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);

@@ -12,8 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Only what fits into an annex id (semantics.md §12.1). */
-static bool valid_name(const char *name) {
+bool mim_plugin_name_valid(const char *name) {
     size_t n = strlen(name);
     if (n == 0 || n > 8) return false;
     for (size_t i = 0; i < n; ++i) {
@@ -48,7 +47,7 @@ static void *open_library(const char *name, const char *const *paths, size_t num
 }
 
 void *mim_plugin_library_open(const char *name, const char *const *paths, size_t num_paths) {
-    return valid_name(name) ? open_library(name, paths, num_paths) : NULL;
+    return mim_plugin_name_valid(name) ? open_library(name, paths, num_paths) : NULL;
 }
 
 static int by_id(const void *x, const void *y) {
@@ -81,7 +80,7 @@ static const MimPlugin *entry(void *h, const char *name, char *msg, size_t msg_s
 
 bool mim_registry_load(MimRegistry *r, const char *name, const char *const *paths,
                        size_t num_paths, char *msg, size_t msg_size) {
-    if (!valid_name(name)) {
+    if (!mim_plugin_name_valid(name)) {
         snprintf(msg, msg_size, "invalid plugin name '%s' (1 to 8 characters of [_a-zA-Z0-9])", name);
         return false;
     }

@@ -8,8 +8,9 @@
  * libraries beforehand, in parallel: when the run opens them, the dynamic
  * loader finds them loaded and only counts a reference.
  *
- * Which libraries: those of the implicit and -p plugins (but compile, which
- * the run opens before this thread could), and of the plugin
+ * Which libraries: those of the implicit and -p plugins (the run parses
+ * their interfaces before it opens them, so this thread is ahead), and of
+ * the plugin
  * directives at the head of their interface files, of everything these
  * import, and of the input (the directives are read with a small scanner
  * of the directive syntax; a file it does not understand just ends the
@@ -175,8 +176,8 @@ void mim_prefetch_plugins(MimPrefetch *pf, const MimOptions *o) {
 
     /* The run's order: compile, the -p plugins, opt, then the input. These
      * libraries are opened first (the run needs them first), then those of
-     * the directives found by scanning the interfaces. The run opens compile
-     * right at its start: opening it here too would only wait for it. */
+     * the directives found by scanning the interfaces. */
+    add_lib(s, "compile");
     add_module(s, "compile");
     for (size_t i = 0; i < o->num_plugins; ++i) {
         add_lib(s, o->plugins[i]);

@@ -1,23 +1,28 @@
-/* Bump-pointer arena (see arena.h). Chunks grow geometrically up to 1 MiB;
- * oversized requests get a chunk of their own. Every chunk is zeroed when it
- * is created, so allocations need no memset.
+/* Bump-pointer arena (see arena.h). Chunks grow geometrically; oversized
+ * requests get a chunk of their own. Every chunk is zeroed when it is
+ * created, so allocations need no memset.
  *
  * Where the memory comes from matters more than the instructions here: on a
  * virtual machine a page touched for the first time costs microseconds
- * (measured: ~10 us per 4 KiB page fault, ~2.5 us per page mapped in advance
- * with MAP_POPULATE, ~0.1-0.3 ms per 2 MiB transparent huge page), while
- * zeroing a page the process used before costs ~0.1 us. So:
- *  - blocks up to MAP_BIG come from malloc, which hands memory freed by
- *    earlier Worlds to later ones (the optimizer rebuilds the World many
- *    times); pages of such a block that are still fresh are mapped in one
- *    call (MADV_POPULATE_WRITE) before it is zeroed, instead of faulting
- *    one by one;
- *  - bigger blocks are fresh mappings (MAP_POPULATE);
- *  - an arena past HUGE_FROM (a big program) continues in 2 MiB chunks
- *    aligned for transparent huge pages (MADV_HUGEPAGE): one fault maps a
- *    whole chunk. Where huge pages are not available such a chunk is an
- *    ordinary lazily faulted mapping. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, MADV_HUGEPAGE, MADV_POPULATE_WRITE */
+ * (measured on the 2-core VM: ~10 us per 4 KiB page fault, ~1.6 us per page
+ * mapped in advance with MADV_POPULATE_WRITE, ~0.13 ms for a whole 2 MiB
+ * transparent huge page, i.e. 0.25 us per 4 KiB), while zeroing a page the
+ * process used before costs ~0.1 us. So:
+ *  - the first chunks (up to HUGE_FROM) come from malloc, which hands memory
+ *    freed by earlier Worlds to later ones; pages of such a block that are
+ *    still fresh are mapped in one call (MADV_POPULATE_WRITE) before it is
+ *    zeroed, instead of faulting one by one;
+ *  - an arena past HUGE_FROM continues in 2 MiB chunks aligned for
+ *    transparent huge pages (MADV_HUGEPAGE): one fault maps a whole chunk.
+ *    A chunk is kept only if that first fault did map a huge page (the
+ *    system may have none to give, or not use them): otherwise the arena
+ *    goes on with malloc'd chunks, whose pages are populated in one call;
+ *  - oversized blocks are fresh mappings (MAP_POPULATE).
+ * HUGE_FROM is small (64 KiB) because start-up is dominated by page faults:
+ * the World of an empty -O2 run (the prelude image, ~0.8 MB of nodes) and
+ * the front end's arena each fit one huge page. Small arenas (checks,
+ * tests, short programs) never take one. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, MADV_HUGEPAGE, MADV_POPULATE_WRITE, mincore */
 #include "util/arena.h"
 #include "mim/xalloc.h"
 
@@ -47,7 +52,7 @@ struct MimArenaChunk {
 #define MAP_BIG SIZE_MAX /* no anonymous mappings: always malloc */
 #endif
 #define HUGE_SIZE ((size_t)2 << 20)
-#define HUGE_FROM ((size_t)4 << 20)
+#define HUGE_FROM ((size_t)64 << 10)
 
 static void out_of_memory(void) {
     fputs("mim: out of memory\n", stderr);
@@ -80,8 +85,22 @@ static void unmap_pages(void *p, size_t bytes) {
 #endif
 }
 
-/* A fresh HUGE_SIZE block aligned to HUGE_SIZE, advised to be backed by a
- * huge page, or NULL. */
+/* Whether the page at p (just written) brought the whole huge page at
+ * `chunk` with it: then the chunk's last page is resident too. */
+static bool backed_by_huge_page(char *chunk) {
+#if defined(MAP_ANONYMOUS)
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char resident = 0;
+    if (page <= 0) return false;
+    return mincore(chunk + HUGE_SIZE - (size_t)page, (size_t)page, &resident) == 0 && (resident & 1);
+#else
+    (void)chunk;
+    return false;
+#endif
+}
+
+/* A fresh HUGE_SIZE block aligned to HUGE_SIZE and backed by one
+ * transparent huge page, or NULL if the system gives none. */
 static void *map_huge(void) {
 #if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
     size_t span = 2 * HUGE_SIZE;
@@ -90,8 +109,12 @@ static void *map_huge(void) {
     char *aligned = (char *)(((uintptr_t)p + HUGE_SIZE - 1) & ~(uintptr_t)(HUGE_SIZE - 1));
     if (aligned > p) munmap(p, (size_t)(aligned - p));
     if (aligned + HUGE_SIZE < p + span) munmap(aligned + HUGE_SIZE, (size_t)(p + span - aligned - HUGE_SIZE));
-    madvise(aligned, HUGE_SIZE, MADV_HUGEPAGE); /* a hint: without it the pages fault in one by one */
-    return aligned;
+    if (madvise(aligned, HUGE_SIZE, MADV_HUGEPAGE) == 0) {
+        aligned[0] = 0; /* the first fault */
+        if (backed_by_huge_page(aligned)) return aligned;
+    }
+    munmap(aligned, HUGE_SIZE);
+    return NULL;
 #else
     return NULL;
 #endif
@@ -184,9 +207,10 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
         if (cap > (1u << 20)) cap = 1u << 20;
         if (cap < size) cap = size;
         MimArenaChunk *c = NULL;
-        if (a->total >= HUGE_FROM && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
+        if (a->total >= HUGE_FROM && !a->no_huge && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
             c = chunk_huge();
             if (c) cap = HUGE_SIZE - sizeof(MimArenaChunk);
+            else a->no_huge = true; /* none to give now: do not ask at every chunk */
         }
         if (!c) c = chunk_new(cap);
         c->next = a->head;

@@ -3,6 +3,7 @@
 #ifndef MIM_UTIL_ARENA_H
 #define MIM_UTIL_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct MimArenaChunk MimArenaChunk;
@@ -11,6 +12,7 @@ typedef struct MimArena {
     MimArenaChunk *head; /* current chunk; older chunks are linked behind it */
     char *cur, *end;     /* free space in the current chunk */
     size_t total;        /* bytes handed out, for statistics */
+    bool no_huge;        /* a huge page was asked for and not given */
 } MimArena;
 
 void mim_arena_init(MimArena *a);
