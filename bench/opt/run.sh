@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Fastest of $reps runs, in ms (FAIL if a run fails).
 ms_of() {
-    local s e best=""
+    local s e ms best=""
     for ((r = 0; r < reps; ++r)); do
         s=$(date +%s%N)
         "$@" >/dev/null 2>&1 || { echo FAIL; return; }

@@ -11,5 +11,7 @@ void *mim_xmalloc(size_t n);
 void *mim_xcalloc(size_t n, size_t size);
 void *mim_xrealloc(void *p, size_t n);
 char *mim_xstrdup(const char *s);
+/* Reports running out of memory and aborts: for sizes that cannot be represented. */
+_Noreturn void mim_xalloc_fail(void);
 
 #endif

@@ -336,8 +336,12 @@ static int run_with_big_stack(MimOptions *o) {
     o->stack_budget = BIG_STACK / 4 * 3;
     void *stack = map_stack();
     bool attr_ok = pthread_attr_init(&attr) == 0;
-    bool stack_ok = attr_ok && (stack ? pthread_attr_setstack(&attr, stack, BIG_STACK) == 0
-                                      : pthread_attr_setstacksize(&attr, BIG_STACK) == 0);
+    bool stack_ok = attr_ok && stack && pthread_attr_setstack(&attr, stack, BIG_STACK) == 0;
+    if (attr_ok && !stack_ok) { /* let the thread library map the stack instead */
+        if (stack) munmap(stack, BIG_STACK);
+        stack = NULL;
+        stack_ok = pthread_attr_setstacksize(&attr, BIG_STACK) == 0;
+    }
     if (stack_ok && pthread_create(&th, &attr, run_job, &job) == 0) {
         /* While the compiler works, this thread opens the plugin libraries
          * it is going to open (driver/prefetch.c). They stay loaded until

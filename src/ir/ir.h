@@ -18,8 +18,10 @@ struct MimDef {
     uint64_t flags; /* literal value, annex id, implicit bit, hole rank, ... */
     uint32_t hash;  /* immutables: structural hash (computed from gids) */
     /* Index of the node's record in the side table of the traversal running
-     * over its World (pass manager, pm.c); meaningful only to that table,
-     * which checks that the record it points to names this node. */
+     * over its World (pass manager, pm.c, or the cleanup's rewriter in
+     * side-table mode, subst.c); meaningful only to that table, which checks
+     * that the record it points to names this node. One such table at a time
+     * per World. */
     uint32_t scratch;
     uint32_t gid;
     uint32_t num_ops;
@@ -51,6 +53,9 @@ typedef struct MimMutExt {
     MimFreeVars *fv; /* cache, NULL = not computed / invalidated */
     MimSym *fields;  /* Sigma: field names by element (front end), may be NULL */
 } MimMutExt;
+
+/* The extension follows operands of pointer size, so it is aligned if MimDef is. */
+_Static_assert(sizeof(MimDef) % _Alignof(MimMutExt) == 0, "MimMutExt would be misaligned");
 
 static inline MimMutExt *mim_mut_ext(const MimDef *m) {
     assert(m->is_mut);

@@ -33,6 +33,7 @@ void mim_rewriter_fini(MimRewriter *rw) {
 }
 
 void mim_rewriter_use_side_table(MimRewriter *rw, size_t expected_nodes) {
+    assert(!rw->map.len && !rw->stubs.len && !rw->pending.len && "nothing rewritten yet");
     rw->side = true;
     mim_vec_reserve(&rw->recs, expected_nodes);
 }

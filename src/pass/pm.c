@@ -358,9 +358,11 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
             if (pm->passes[i]->cls->finish) pm->passes[i]->cls->finish(pm->passes[i]);
         if (!ok) {
             report_failure(pm);
+            pm->s = NULL; /* the scratch belongs to the caller between runs */
             return false;
         }
         if (!pm->changed) break;
     }
+    pm->s = NULL;
     return true;
 }

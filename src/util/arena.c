@@ -26,6 +26,7 @@
 #include "util/arena.h"
 #include "mim/xalloc.h"
 
+#include <assert.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -196,7 +197,9 @@ void mim_arena_free(MimArena *a) {
 void *mim_arena_alloc(MimArena *a, size_t size) { return mim_arena_alloc_aligned(a, size, ALIGN); }
 
 void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
+    assert(align && !(align & (align - 1)) && align <= ALIGN);
     if (size == 0) size = 1;
+    if (size > SIZE_MAX / 2) mim_xalloc_fail(); /* pad + size and the doubling below overflow */
     size_t pad = (size_t)(-(uintptr_t)a->cur & (align - 1));
     if ((size_t)(a->end - a->cur) < pad + size) {
         pad = 0; /* a chunk's data is aligned for anything */

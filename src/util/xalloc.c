@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+_Noreturn void mim_xalloc_fail(void) {
+    fputs("mim: out of memory\n", stderr);
+    abort();
+}
+
 static void *check(void *p) {
-    if (!p) {
-        fputs("mim: out of memory\n", stderr);
-        abort();
-    }
+    if (!p) mim_xalloc_fail();
     return p;
 }
 

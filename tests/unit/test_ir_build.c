@@ -1,6 +1,7 @@
 /* Unit tests of IR construction through the public World API
  * (semantics.md §1–5, §11, §12): hash-consing, gids, normalization rules,
- * type errors, curry/trip counters, β-reduction, independence of Worlds. */
+ * type errors, curry/trip counters, β-reduction, independence of Worlds.
+ * One internal header is used, for the table of untagged pointers. */
 #include "ir/world_impl.h" /* mim_world_untag_table */
 #include "mim/world.h"
 #include "unit.h"
