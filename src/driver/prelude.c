@@ -31,23 +31,15 @@
 
 /* ---- keys ------------------------------------------------------------------ */
 
-static bool annex_plugin_loaded(MimRegistry *reg, MimAnnex *a) {
-    return a && a->plugin && mim_registry_is_loaded(reg, a->plugin);
-}
-
 /* Everything about module m that emission can observe besides its text:
  * whether the plugins of the annexes it declares are loaded. */
 static uint64_t loaded_bits(MimAstModule *m, MimRegistry *reg) {
     uint64_t h = mim_hash_mix(0, m->name ? mim_registry_is_loaded(reg, m->name) : 2);
-    for (size_t i = 0; i < m->num_decls; ++i) {
-        MimAstDecl *d = m->decls[i];
-        MimAnnex *a = d->kind == MIM_DECL_AXM ? d->u.axm.annex
-                      : d->kind == MIM_DECL_LET ? d->u.let.annex
-                      : d->kind == MIM_DECL_REC ? d->u.rec.annex
-                      : d->kind == MIM_DECL_FUN ? d->u.fun->annex
-                                                : NULL;
-        if (a) h = mim_hash_mix(h, annex_plugin_loaded(reg, a));
-    }
+    size_t n = mim_fe_module_annex_plugins(m, NULL);
+    MimSym *plugins = mim_xcalloc(n ? n : 1, sizeof *plugins);
+    mim_fe_module_annex_plugins(m, plugins);
+    for (size_t i = 0; i < n; ++i) h = mim_hash_mix(h, plugins[i] && mim_registry_is_loaded(reg, plugins[i]));
+    free(plugins);
     return h;
 }
 
@@ -99,12 +91,33 @@ static uint64_t build_of(const void *addr) {
 
 static const char libmim_anchor; /* an address inside libmim */
 
+/* The linker's symbol for libmim's own ELF header (weak: 0 without it). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((weak, visibility("hidden")));
+
+/* libmim's build, read from its own program headers: dl_iterate_phdr
+ * would wait for the loader lock, which the CLI's main thread holds while
+ * it opens the plugin libraries at the same time. */
+static uint64_t libmim_build(void) {
+    const ElfW(Ehdr) *eh = &__ehdr_start;
+    if (!eh) return build_of(&libmim_anchor);
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)((const char *)eh + eh->e_phoff);
+    ElfW(Addr) base = 0;
+    for (int i = 0; i < eh->e_phnum; ++i) /* the header is loaded with the first segment */
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) base = (ElfW(Addr))eh - ph[i].p_vaddr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+        if (ph[i].p_type == PT_NOTE) {
+            uint64_t id = build_id_note(&ph[i], base);
+            if (id) return id;
+        }
+    return build_of(&libmim_anchor);
+}
+
 /* What the key needs of the run besides the module texts, computed once per
  * run (a run may try several prefixes): [0] the build of libmim, [i + 1]
  * the build of module i's library and its loaded bits. */
 static uint64_t *run_facts(MimFe *fe, MimRegistry *reg, size_t n) {
     uint64_t *f = mim_xcalloc(n + 1, sizeof *f);
-    f[0] = build_of(&libmim_anchor);
+    f[0] = libmim_build();
     for (size_t i = 0; i < n; ++i) {
         MimAstModule *m = mim_fe_module(fe, i);
         uint64_t build = m->name ? build_of(mim_registry_library_address(reg, m->name)) : 0;
@@ -128,16 +141,87 @@ static void put_key(MimBytes *b, MimWorld *w, MimFe *fe, size_t n, const uint64_
     }
 }
 
+static char *prelude_file(const char *first, const MimBytes *key, const char *ext);
+
 /* <dir of the first module>/prelude/<key hash>.mimp (heap string). */
 static char *image_path(MimFe *fe, const MimBytes *key) {
-    const char *first = mim_fe_module(fe, 0)->path;
+    return prelude_file(mim_fe_module(fe, 0)->path, key, "mimp");
+}
+
+/* ---- skeletons (fe/skeleton.c) -------------------------------------------------- */
+
+#define SKELETON_MAGIC 0x314c454b5350494dull /* "MIPSKEL1" */
+
+/* What a run knows before parsing: options, libmim's build, the roots. */
+static void put_skeleton_key(MimBytes *b, MimWorld *w, const char *const *roots, size_t num_roots) {
+    mim_bytes_u64(b, SKELETON_MAGIC);
+    mim_bytes_u32(b, PRELUDE_FORMAT);
+    mim_bytes_u64(b, mim_world_scalarize_threshold(w));
+    mim_bytes_u32(b, mim_world_aggr_lam_spec(w));
+    mim_bytes_u64(b, libmim_build());
+    mim_bytes_u32(b, (uint32_t)num_roots);
+    for (size_t i = 0; i < num_roots; ++i) mim_bytes_str(b, roots[i]);
+}
+
+/* <dir of first>/prelude/<key hash>.<ext> (heap string). */
+static char *prelude_file(const char *first, const MimBytes *key, const char *ext) {
     const char *slash = first ? strrchr(first, '/') : NULL;
     size_t dir = slash ? (size_t)(slash - first) + 1 : 0;
-    size_t len = dir + sizeof PRELUDE_DIR + 16 + sizeof ".mimp" + 1;
+    size_t len = dir + sizeof PRELUDE_DIR + 16 + strlen(ext) + 3;
     char *path = mim_xmalloc(len);
-    snprintf(path, len, "%.*s%s/%016llx.mimp", (int)dir, first ? first : "", PRELUDE_DIR,
-             (unsigned long long)mim_hash_bytes(key->data, key->len));
+    snprintf(path, len, "%.*s%s/%016llx.%s", (int)dir, first ? first : "", PRELUDE_DIR,
+             (unsigned long long)mim_hash_bytes(key->data, key->len), ext);
     return path;
+}
+
+static const uint8_t *map_file(const char *path, size_t *len);
+static bool write_file(const char *path, const MimBytes *b, FILE *err);
+
+bool mim_prelude_skeleton(MimWorld *w, MimFe *fe, const char *const *roots, size_t num_roots) {
+    char *first = num_roots ? mim_fe_lookup_path(fe, roots[0]) : NULL;
+    if (!first) return false;
+    MimBytes key = {0};
+    put_skeleton_key(&key, w, roots, num_roots);
+    char *path = prelude_file(first, &key, "mimf");
+    size_t len = 0;
+    const uint8_t *data = map_file(path, &len);
+    /* key, body length, body checksum, body */
+    bool ok = data && len >= key.len + 16 && memcmp(data, key.data, key.len) == 0;
+    if (ok) {
+        MimByteReader in = {data + key.len, data + len, true};
+        uint64_t body = mim_read_u64(&in), sum = mim_read_u64(&in);
+        ok = body == (uint64_t)(in.end - in.p) && mim_bytes_checksum(in.p, (size_t)body) == sum &&
+             mim_fe_read_skeleton(fe, &in, roots, num_roots);
+    }
+    if (data) munmap((void *)data, len);
+    mim_vec_free(&key);
+    free(path);
+    free(first);
+    return ok;
+}
+
+static bool write_skeleton(MimWorld *w, MimFe *fe, size_t n, FILE *err) {
+    MimBytes body = {0};
+    if (!mim_fe_write_skeleton(fe, n, &body)) {
+        mim_vec_free(&body);
+        return true; /* not of the shape a skeleton describes: none */
+    }
+    size_t num_roots = mim_fe_num_roots(fe);
+    const char **roots = mim_xcalloc(num_roots ? num_roots : 1, sizeof *roots);
+    for (size_t i = 0; i < num_roots; ++i) roots[i] = mim_fe_root_name(fe, i);
+    MimBytes b = {0};
+    put_skeleton_key(&b, w, roots, num_roots);
+    free(roots);
+    char *path = prelude_file(mim_fe_first_root_path(fe), &b, "mimf");
+    mim_bytes_u64(&b, body.len);
+    mim_bytes_u64(&b, mim_bytes_checksum(body.data, body.len));
+    mim_vec_reserve(&b, b.len + body.len);
+    memcpy(b.data + b.len, body.data, body.len), b.len += body.len;
+    bool ok = write_file(path, &b, err);
+    mim_vec_free(&body);
+    mim_vec_free(&b);
+    free(path);
+    return ok;
 }
 
 /* ---- binders ------------------------------------------------------------------ */
@@ -206,6 +290,41 @@ static void move_locations(MimWorld *w, MimFe *fe, MimSym *written, size_t n, Mi
 
 typedef enum { LOAD_NONE, LOAD_DONE, LOAD_BROKEN } LoadResult;
 
+/* The image file of exactly the first n modules, mapped, with its key and
+ * tail checked: the tail and the image itself as readers. */
+typedef struct Prefix {
+    char *path;
+    const uint8_t *data;
+    size_t len;
+    MimByteReader tail, image;
+} Prefix;
+
+static bool open_prefix(MimWorld *w, MimFe *fe, size_t n, const uint64_t *facts, Prefix *p) {
+    memset(p, 0, sizeof *p);
+    MimBytes key = {0};
+    put_key(&key, w, fe, n, facts);
+    p->path = image_path(fe, &key);
+    p->data = map_file(p->path, &p->len);
+    bool ok = p->data && p->len >= key.len && memcmp(p->data, key.data, key.len) == 0;
+    MimByteReader in = {NULL, NULL, false};
+    if (ok) in = (MimByteReader){p->data + key.len, p->data + p->len, true};
+    uint64_t tail_len = ok ? mim_read_u64(&in) : 0, tail_sum = ok ? mim_read_u64(&in) : 0;
+    ok = ok && in.ok && tail_len <= (uint64_t)(in.end - in.p) &&
+         mim_bytes_checksum(in.p, (size_t)tail_len) == tail_sum;
+    if (ok) {
+        p->tail = (MimByteReader){in.p, in.p + tail_len, true};
+        in.p += tail_len;
+        p->image = in;
+    }
+    mim_vec_free(&key);
+    return ok;
+}
+
+static void close_prefix(Prefix *p) {
+    if (p->data) munmap((void *)p->data, p->len);
+    free(p->path);
+}
+
 /* The image of exactly the first n modules, if there is one. Layout after
  * the key: the tail (the paths the modules were written from and the image
  * references of their top-level binders) with its length and checksum, then
@@ -213,22 +332,11 @@ typedef enum { LOAD_NONE, LOAD_DONE, LOAD_BROKEN } LoadResult;
  * only a forged file can get wrong: that breaks the run (LOAD_BROKEN). */
 static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n,
                               const uint64_t *facts, char **path) {
-    MimBytes key = {0};
-    put_key(&key, w, fe, n, facts);
-    *path = image_path(fe, &key);
-    size_t len = 0;
-    const uint8_t *data = map_file(*path, &len);
-    bool ok = data && len >= key.len && memcmp(data, key.data, key.len) == 0;
-    MimByteReader in = {NULL, NULL, false};
-    if (ok) in = (MimByteReader){data + key.len, data + len, true};
-    uint64_t tail_len = ok ? mim_read_u64(&in) : 0, tail_sum = ok ? mim_read_u64(&in) : 0;
-    ok = ok && in.ok && tail_len <= (uint64_t)(in.end - in.p) &&
-         mim_bytes_checksum(in.p, (size_t)tail_len) == tail_sum;
-    MimByteReader tail = {NULL, NULL, false};
-    if (ok) {
-        tail = (MimByteReader){in.p, in.p + tail_len, true};
-        in.p += tail_len;
-    }
+    Prefix p;
+    bool ok = open_prefix(w, fe, n, facts, &p);
+    *path = p.path;
+    p.path = NULL;
+    MimByteReader tail = p.tail, in = p.image;
     MimSym *written = mim_xcalloc(n ? n : 1, sizeof *written);
     for (size_t i = 0; ok && i < n; ++i) written[i] = mim_read_sym(&tail, w);
     ok = ok && tail.ok;
@@ -247,28 +355,42 @@ static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n
     free(bi.binders);
     free(bi.defs);
     free(nodes);
-    if (data) munmap((void *)data, len);
-    mim_vec_free(&key);
+    close_prefix(&p);
     return ok ? LOAD_DONE : changed ? LOAD_BROKEN : LOAD_NONE;
+}
+
+bool mim_prelude_skeleton_fits(MimWorld *w, MimFe *fe, MimRegistry *reg) {
+    size_t num = mim_fe_num_modules(fe);
+    if (!mim_fe_skeleton_suffices(fe) || num < 2) return false;
+    uint64_t *facts = run_facts(fe, reg, num - 1);
+    Prefix p;
+    bool ok = open_prefix(w, fe, num - 1, facts, &p) && mim_image_check(w, p.image, image_normalizer, reg);
+    close_prefix(&p);
+    free(facts);
+    return ok;
+}
+
+static void report_broken(MimWorld *w, const char *path) {
+    MimLoc none = {0};
+    mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
+                    "prelude image \"%s\" is inconsistent (forged or from another build); remove it "
+                    "or run with MIM_NO_PRELUDE=1",
+                    path);
 }
 
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
     size_t num = mim_fe_num_modules(fe), found = 0;
     size_t longest = num ? num - 1 : 0; /* never the input */
     uint64_t *facts = run_facts(fe, reg, longest);
-    for (size_t n = longest; n > 0 && !found; --n) {
+    /* Skeleton modules cannot be emitted: their image is the only one. */
+    size_t shortest = mim_fe_has_skeleton(fe) ? longest : 1;
+    for (size_t n = longest; n >= shortest && n > 0 && !found; --n) {
         char *path = NULL;
         LoadResult r = load_prefix(w, fe, reg, n, facts, &path);
-        if (r == LOAD_BROKEN) {
-            MimLoc none = {0};
-            mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
-                            "prelude image \"%s\" is inconsistent (forged or from another build); remove it "
-                            "or run with MIM_NO_PRELUDE=1",
-                            path);
-        }
+        if (r == LOAD_BROKEN || (r == LOAD_NONE && shortest == longest)) report_broken(w, path);
         free(path);
         if (r == LOAD_DONE) found = n;
-        if (r == LOAD_BROKEN) found = MIM_PRELUDE_BROKEN;
+        else if (r == LOAD_BROKEN || shortest == longest) found = MIM_PRELUDE_BROKEN;
     }
     free(facts);
     return found;
@@ -305,28 +427,34 @@ bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE 
     free(refs);
     mim_vec_free(&roots);
 
+    bool ok = write_file(path, &b, err) && write_skeleton(w, fe, n, err);
+    free(path);
+    mim_vec_free(&b);
+    return ok;
+}
+
+/* Written next to its final name, then renamed: a run never maps a
+ * half-written file. Creates the prelude directory. */
+static bool write_file(const char *final, const MimBytes *b, FILE *err) {
+    size_t plen = strlen(final);
+    char *path = mim_xstrdup(final);
     char *slash = strrchr(path, '/');
-    if (slash) { /* the prelude directory */
+    if (slash) {
         *slash = 0;
         mkdir(path, 0777);
-        *slash = '/';
     }
-    /* Written next to its final name, then renamed: a run never maps a
-     * half-written image. */
-    size_t plen = strlen(path);
+    free(path);
     char *tmp = mim_xmalloc(plen + 5);
-    memcpy(tmp, path, plen);
+    memcpy(tmp, final, plen);
     memcpy(tmp + plen, ".tmp", 5);
     FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
     if (f && fclose(f) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
+    if (ok && rename(tmp, final) != 0) ok = false;
     if (!ok) {
-        fprintf(err, "error: cannot write prelude image \"%s\": %s\n", path, strerror(errno));
+        fprintf(err, "error: cannot write prelude image \"%s\": %s\n", final, strerror(errno));
         remove(tmp);
     }
     free(tmp);
-    free(path);
-    mim_vec_free(&b);
     return ok;
 }

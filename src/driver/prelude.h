@@ -30,8 +30,19 @@
 #define MIM_PRELUDE_BROKEN ((size_t)-1)
 size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg);
 
+/* Skeletons: before parsing, opens the interfaces that the plugins named
+ * in `roots` (compile, -p plugins, opt) bring as skeleton modules
+ * (fe/skeleton.c), if the build saved a manifest for these roots and every
+ * file is found again unchanged. False: nothing changed, parse as usual. */
+bool mim_prelude_skeleton(MimWorld *w, MimFe *fe, const char *const *roots, size_t num_roots);
+/* After binding and loading every library: whether the image of the
+ * skeleton modules fits the run (mim_prelude_load will load it). If not,
+ * the skeleton must be materialized before emission. */
+bool mim_prelude_skeleton_fits(MimWorld *w, MimFe *fe, MimRegistry *reg);
+
 /* Writes the image of w, which holds exactly the first `n` modules of fe's
- * emission order, into the prelude directory. False (with a message on err)
+ * emission order, into the prelude directory (and the manifest of their
+ * skeleton, if the input is empty). False (with a message on err)
  * if the file cannot be written. */
 bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE *err);
 

@@ -347,6 +347,14 @@ struct MimAstModule {
     bool plugin_requested; /* some `plugin`/-p requested its library (never in bootstrap mode) */
     bool bound;            /* internal to the binder */
     uint64_t text_hash;    /* of the source text (keys prelude images, driver/prelude.c); 0 for the input */
+    /* A skeleton module (fe/skeleton.c) stands for an interface covered by
+     * a prelude image: no imports' modules parsed, no decls, only what the
+     * rest of the run can see of it, read from the image's manifest. */
+    bool skeleton;
+    MimBinder **top_binders; /* skeleton: mim_emit_top_binders' walk (entries may be NULL) */
+    size_t num_top_binders;
+    MimSym *annex_plugins; /* skeleton: see mim_fe_module_annex_plugins */
+    size_t num_annex_plugins;
 };
 
 /* ---- annexes (semantics.md §12) -------------------------------------------- */

@@ -118,6 +118,9 @@ void mim_bind_free_(MimFe *fe) {
     mim_vec_free(&fe->annexes);
     mim_vec_free(&fe->plugin_tags);
     free(fe->annex_slots);
+    fe->annex_slots = NULL;
+    fe->annex_cap = fe->entries_cap = fe->entries_len = 0;
+    fe->scope_depth = 0;
 }
 
 /* ---- annexes ---------------------------------------------------------------------- */
@@ -486,6 +489,27 @@ static void bind_module(MimFe *fe, MimAstModule *m) {
     mim_vec_push(&fe->order, m);
 }
 
+void mim_bind_add_annex_(MimFe *fe, MimAnnex *a) {
+    *annex_slot(fe, a->sym) = a;
+    mim_vec_push(&fe->annexes, a);
+    plugin_tags(fe, a->plugin)->num_tags++;
+}
+
+/* Skeleton modules come first in binding order (they are what the plugins
+ * brought); their top-level names are bound in the order binding their
+ * declarations bound them (the writer checked that this gives the scope
+ * binding gave), and their annexes are the records binding made. */
+static void bind_skeleton(MimFe *fe) {
+    for (size_t i = 0; i < fe->skel_annexes.len; ++i) mim_bind_add_annex_(fe, fe->skel_annexes.data[i]);
+    for (size_t i = 0; i < fe->skel_order.len; ++i) {
+        MimAstModule *m = fe->skel_order.data[i];
+        m->bound = true;
+        for (size_t k = 0; k < m->num_top_binders; ++k) bind(fe, m->top_binders[k], REBIND);
+        mim_vec_push(&fe->order, m);
+    }
+}
+
 void mim_bind_modules_(MimFe *fe) {
+    if (fe->skel_order.len && fe->skel_order.data[0]->skeleton) bind_skeleton(fe);
     for (size_t i = 0; i < fe->roots.len; ++i) bind_module(fe, fe->roots.data[i]);
 }

@@ -324,7 +324,19 @@ static void decl_binders(MimAstDecl *d, BinderFn fn, void *user) {
 }
 
 void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
+    if (m->skeleton) {
+        for (size_t i = 0; i < m->num_top_binders; ++i) fn(user, m->top_binders[i]);
+        return;
+    }
     for (size_t i = 0; i < m->num_decls; ++i) decl_binders(m->decls[i], fn, user);
+}
+
+int mim_emit_annex_mark(const MimAnnex *a) {
+    return a->user == &fn_mark ? 1 : a->user == &value_mark ? 2 : 0;
+}
+
+void mim_emit_set_annex_mark(MimAnnex *a, int mark) {
+    a->user = mark == 1 ? (void *)&fn_mark : mark == 2 ? (void *)&value_mark : NULL;
 }
 
 void mim_emit_restore_annexes(MimWorld *w, MimAstModule *m) {

@@ -46,4 +46,9 @@ void mim_emit_top_binders(MimAstModule *m, void (*fn)(void *user, MimBinder *b),
  * same annex are checked as usual. */
 void mim_emit_restore_annexes(MimWorld *w, MimAstModule *m);
 
+/* What emission remembers of an annex (0 nothing, 1 declared with a
+ * function type, 2 with another type), for skeleton modules (fe/skeleton.c). */
+int mim_emit_annex_mark(const MimAnnex *a);
+void mim_emit_set_annex_mark(MimAnnex *a, int mark);
+
 #endif

@@ -26,9 +26,15 @@ MimFe *mim_fe_new(MimWorld *w, MimDiag *diag, const char *const *search_paths, s
 
 void mim_fe_free(MimFe *fe) {
     if (!fe) return;
-    for (size_t i = 0; i < fe->files.len; ++i) free(fe->files.data[i]);
+    for (size_t i = 0; i < fe->files.len; ++i) {
+        free(fe->files.data[i]->text);
+        free(fe->files.data[i]);
+    }
+    mim_vec_free(&fe->skel_order);
+    mim_vec_free(&fe->skel_annexes);
     mim_vec_free(&fe->files);
     mim_vec_free(&fe->roots);
+    mim_vec_free(&fe->root_names);
     mim_vec_free(&fe->order);
     mim_bind_free_(fe);
     mim_arena_free(&fe->arena);
@@ -89,7 +95,7 @@ static bool is_regular(const char *path, struct stat *st) {
 
 /* D/<file>, then D/N/<file> for each search path D; the first regular file
  * wins, else the last candidate tried. *found tells which. Heap result. */
-static char *lookup(const MimFe *fe, const char *name, struct stat *st, bool *found) {
+char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found) {
     char *file;
     if (has_extension(name)) {
         file = mim_xstrdup(name);
@@ -120,7 +126,7 @@ static char *lookup(const MimFe *fe, const char *name, struct stat *st, bool *fo
     return last;
 }
 
-static MimFeFileRec *find_file(const MimFe *fe, const struct stat *st) {
+MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st) {
     for (size_t i = 0; i < fe->files.len; ++i) {
         MimFeFileRec *r = fe->files.data[i];
         if (r->has_id && r->dev == st->st_dev && r->ino == st->st_ino) return r;
@@ -129,7 +135,7 @@ static MimFeFileRec *find_file(const MimFe *fe, const struct stat *st) {
 }
 
 /* Whole file into a heap buffer; NULL if it cannot be read. */
-static char *read_file(const char *path, size_t *len) {
+char *mim_fe_read_file_(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
@@ -168,6 +174,31 @@ static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, siz
     return m;
 }
 
+/* A skeleton module met while materializing (mim_fe_materialize): parsed
+ * now into the same module object, so every link to it stays valid; its
+ * own imports are opened (and materialized) as in the first parse. */
+MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r) {
+    MimAstModule *m = r->pub.module;
+    char *text = r->text;
+    r->text = NULL;
+    m->skeleton = false;
+    MimAstModule *parsed = mim_parse_module_(fe, r->pub.path, text, r->len, NULL);
+    free(text);
+    m->imports = parsed->imports;
+    m->num_imports = parsed->num_imports;
+    m->decls = parsed->decls;
+    m->num_decls = parsed->num_decls;
+    m->top_binders = NULL;
+    m->num_top_binders = 0;
+    return m;
+}
+
+/* An existing record: its module if it is a skeleton to materialize now
+ * (the first parse returned the module at this point), else NULL. */
+static MimAstModule *existing_module(MimFe *fe, MimFeFileRec *r) {
+    return fe->materializing && r->pub.module && r->pub.module->skeleton ? mim_fe_materialize_rec_(fe, r) : NULL;
+}
+
 /* Opens `name` like an import directive. loc.begin.row == 0: unlocated. */
 static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, MimLoc loc, bool is_input,
                                  MimFeFileRec **existing) {
@@ -181,23 +212,23 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
         if (r->has_id && r->pub.name == sym) {
             request_plugin(fe, r, kw);
             *existing = r;
-            return NULL;
+            return existing_module(fe, r);
         }
     }
     struct stat st;
     bool found;
-    char *path = lookup(fe, name, &st, &found);
+    char *path = mim_fe_lookup_(fe, name, &st, &found);
     if (found) {
-        MimFeFileRec *r = find_file(fe, &st);
+        MimFeFileRec *r = mim_fe_find_file_(fe, &st);
         if (r) {
             free(path);
             request_plugin(fe, r, kw);
             *existing = r;
-            return NULL;
+            return existing_module(fe, r);
         }
     }
     size_t len = 0;
-    char *text = read_file(path, &len);
+    char *text = mim_fe_read_file_(path, &len);
     if (!text) {
         mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
         free(path);
@@ -226,6 +257,7 @@ static const MimLoc no_loc = {0};
 
 MimAstModule *mim_fe_parse_plugin(MimFe *fe, const char *name) {
     if (fe->fatal) return NULL;
+    mim_vec_push(&fe->root_names, mim_world_sym(fe->world, name));
     MimFeFileRec *existing;
     MimAstModule *m = open_module(fe, MIM_TOK_PLUGIN, name, no_loc, false, &existing);
     if (m) mim_vec_push(&fe->roots, m);
@@ -270,6 +302,8 @@ bool mim_fe_bind(MimFe *fe) {
 unsigned mim_fe_num_errors(const MimFe *fe) { return fe->diag->num_errors; }
 
 size_t mim_fe_num_files(const MimFe *fe) { return fe->files.len; }
+size_t mim_fe_num_roots(const MimFe *fe) { return fe->root_names.len; }
+const char *mim_fe_root_name(const MimFe *fe, size_t i) { return fe->root_names.data[i]; }
 const MimFeFile *mim_fe_file(const MimFe *fe, size_t i) { return &fe->files.data[i]->pub; }
 size_t mim_fe_num_modules(const MimFe *fe) { return fe->order.len; }
 MimAstModule *mim_fe_module(const MimFe *fe, size_t i) { return fe->order.data[i]; }

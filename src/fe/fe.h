@@ -15,6 +15,7 @@
 #define MIM_FE_FE_H
 
 #include "fe/ast.h"
+#include "ir/image.h"
 #include "mim/world.h"
 
 #include <stdbool.h>
@@ -84,6 +85,34 @@ MimAnnex *mim_fe_annex(const MimFe *fe, size_t i);
 /* The 48-bit plugin id << 16 of semantics.md §12.1, or 0 if `name` is not a
  * valid plugin name (1–8 characters of [_a-zA-Z0-9]). */
 uint64_t mim_plugin_id(const char *name, size_t len);
+
+/* ---- skeleton modules (skeleton.c, driver/prelude.c) ---- */
+
+/* The plugins of the annexes m's declarations declare (one entry per
+ * declaration that declares one; the plugin may be NULL), into out if not
+ * NULL; returns their number. Keys prelude images. */
+size_t mim_fe_module_annex_plugins(const MimAstModule *m, MimSym *out);
+/* Appends the manifest of fe (after binding, n modules covered by a
+ * prelude image, then an empty input): false if fe is not of that shape. */
+bool mim_fe_write_skeleton(const MimFe *fe, size_t n, MimBytes *out);
+/* Before anything was parsed: opens the manifest's files as skeleton
+ * modules if every one is found again with the same text, else changes
+ * nothing and returns false. num_roots: the implicit/-p plugins named. */
+bool mim_fe_read_skeleton(MimFe *fe, MimByteReader *in, const char *const *roots, size_t num_roots);
+/* The plugins named to mim_fe_parse_plugin (or a skeleton's), in order. */
+size_t mim_fe_num_roots(const MimFe *fe);
+const char *mim_fe_root_name(const MimFe *fe, size_t i);
+bool mim_fe_has_skeleton(const MimFe *fe);
+/* Where `name` is found on the search paths (heap), NULL if nowhere. */
+char *mim_fe_lookup_path(const MimFe *fe, const char *name);
+/* The path of the first plugin module opened, NULL if none. */
+const char *mim_fe_first_root_path(const MimFe *fe);
+/* The skeleton covers every module before the input (the input opened no
+ * further file). */
+bool mim_fe_skeleton_suffices(const MimFe *fe);
+/* Parses the skeleton modules after all, as the first parse would have
+ * (binding again if fe was bound). */
+void mim_fe_materialize(MimFe *fe);
 
 /* --output-ast of the input module (output-format.md §9). */
 void mim_fe_print_ast(const MimFe *fe, FILE *out);

@@ -7,6 +7,7 @@
 #include "util/arena.h"
 #include "mim/vec.h"
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 typedef struct MimFeFileRec {
@@ -14,6 +15,8 @@ typedef struct MimFeFileRec {
     bool has_id; /* dev/ino are valid (not for in-memory text) */
     dev_t dev;
     ino_t ino;
+    char *text; /* a skeleton module's source, kept until it is parsed after all */
+    size_t len;
 } MimFeFileRec;
 
 typedef struct MimScopeEntry {
@@ -46,6 +49,7 @@ struct MimFe {
 
     MIM_VEC(MimFeFileRec *) files;  /* in opening order */
     MIM_VEC(MimAstModule *) roots;  /* plugins in order, then the input */
+    MIM_VEC(MimSym) root_names;     /* the plugins as named (-p, implicit), opened or not */
     MIM_VEC(MimAstModule *) order;  /* binding order (after mim_fe_bind) */
     MimAstModule *input;
     bool bound;
@@ -62,14 +66,28 @@ struct MimFe {
     MIM_VEC(MimPluginTags) plugin_tags;
     MimAnnex **annex_slots; /* open addressing by sym "%p.t" */
     size_t annex_cap;
+    /* skeleton (skeleton.c): modules in binding order and their annexes,
+     * entered into the binder's tables by mim_bind_modules_ */
+    MIM_VEC(MimAstModule *) skel_order;
+    MIM_VEC(MimAnnex *) skel_annexes;
+    bool materializing; /* opening a skeleton module parses it (mim_fe_materialize) */
 };
 
 /* fe.c: process an import/plugin directive met while parsing (pre-order). */
 MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc);
 /* parser.c: parse a whole module from text. */
 MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md);
+/* fe.c: file lookup and reading, shared with skeleton.c. */
+char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
+MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);
+char *mim_fe_read_file_(const char *path, size_t *len);
+/* Parses skeleton record r now (its module object stays the same). */
+MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r);
+
 /* bind.c */
 void mim_bind_modules_(MimFe *fe);
 void mim_bind_free_(MimFe *fe);
+/* Enters an annex record made elsewhere (a skeleton's) into the tables. */
+void mim_bind_add_annex_(MimFe *fe, MimAnnex *a);
 
 #endif
