@@ -382,15 +382,17 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
     size_t num = mim_fe_num_modules(fe), found = 0;
     size_t longest = num ? num - 1 : 0; /* never the input */
     uint64_t *facts = run_facts(fe, reg, longest);
-    /* Skeleton modules cannot be emitted: their image is the only one. */
-    size_t shortest = mim_fe_has_skeleton(fe) ? longest : 1;
-    for (size_t n = longest; n >= shortest && n > 0 && !found; --n) {
+    /* Skeleton modules cannot be emitted: their image (of every module
+     * before the input) is the only one, and it must load. */
+    bool skeleton = mim_fe_has_skeleton(fe);
+    for (size_t n = longest; n > 0 && !found; --n) {
         char *path = NULL;
         LoadResult r = load_prefix(w, fe, reg, n, facts, &path);
-        if (r == LOAD_BROKEN || (r == LOAD_NONE && shortest == longest)) report_broken(w, path);
+        if (skeleton && r == LOAD_NONE) r = LOAD_BROKEN;
+        if (r == LOAD_BROKEN) report_broken(w, path);
         free(path);
         if (r == LOAD_DONE) found = n;
-        else if (r == LOAD_BROKEN || shortest == longest) found = MIM_PRELUDE_BROKEN;
+        if (r == LOAD_BROKEN) found = MIM_PRELUDE_BROKEN;
     }
     free(facts);
     return found;
