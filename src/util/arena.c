@@ -55,11 +55,6 @@ struct MimArenaChunk {
 #define HUGE_SIZE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)64 << 10)
 
-static void out_of_memory(void) {
-    fputs("mim: out of memory\n", stderr);
-    abort();
-}
-
 /* ---- fresh mappings ------------------------------------------------------- */
 
 /* Fresh, populated anonymous pages, or NULL. */
@@ -86,8 +81,8 @@ static void unmap_pages(void *p, size_t bytes) {
 #endif
 }
 
-/* Whether the page at p (just written) brought the whole huge page at
- * `chunk` with it: then the chunk's last page is resident too. */
+/* Whether the first write to `chunk` brought a whole huge page with it:
+ * then the chunk's last page is resident too. */
 static bool backed_by_huge_page(char *chunk) {
 #if defined(MAP_ANONYMOUS)
     long page = sysconf(_SC_PAGESIZE);
@@ -147,7 +142,7 @@ static void *heap_zalloc(size_t bytes) {
 void *mim_pages_zalloc(size_t bytes) {
     if (bytes < MAP_BIG) return heap_zalloc(bytes);
     void *p = map_pages(bytes);
-    if (!p) out_of_memory();
+    if (!p) mim_xalloc_fail();
     return p;
 }
 
@@ -167,7 +162,7 @@ static MimArenaChunk *chunk_new(size_t cap) {
         c->mapped = 0;
     } else {
         c = map_pages(bytes);
-        if (!c) out_of_memory();
+        if (!c) mim_xalloc_fail();
         c->mapped = bytes;
     }
     return c;
