@@ -123,7 +123,8 @@ static bool parse_all(Run *r) {
     size_t num = implicit_plugins(r, names), valid = 0;
     while (valid < num && (o->bootstrap || mim_plugin_name_valid(names[valid]))) ++valid;
     /* With a prelude image for these plugins, their interfaces need not be
-     * parsed at all: skeleton modules stand for them (fe/skeleton.c). */
+     * parsed at all: skeleton modules stand for them (fe/skeleton.c), until
+     * mim_prelude_load finds no image covering them fits. */
     bool skeleton = valid == num && !o->bootstrap && !o->no_prelude && !o->write_prelude &&
                     mim_prelude_skeleton(r->world, r->fe, names, num);
     for (size_t i = 0; i < valid && !skeleton; ++i) mim_fe_parse_plugin(r->fe, names[i]);
@@ -133,15 +134,8 @@ static bool parse_all(Run *r) {
     if (!loaded) return false;
     mim_fe_set_md(r->fe, r->md.f);
     mim_fe_parse_input(r->fe, o->input);
-    /* The input opened more interfaces: a longer image may cover them. */
-    if (skeleton && !mim_fe_skeleton_suffices(r->fe)) mim_fe_materialize(r->fe);
     bool ok = mim_fe_bind(r->fe);
     if (ok && !r->diag.num_errors && !o->bootstrap) mim_program_load_directives(r->fe, load_directive, r);
-    /* The input's directives may have loaded libraries that change what
-     * the interfaces emit: then their image does not fit. */
-    if (ok && !r->diag.num_errors && mim_fe_has_skeleton(r->fe) &&
-        !mim_prelude_skeleton_fits(r->world, r->fe, &r->plugins))
-        mim_fe_materialize(r->fe);
     if (!ok || r->diag.num_errors) {
         mim_diag_print(&r->diag, r->err, color_of(r->err));
         return false;

@@ -359,17 +359,6 @@ static LoadResult load_prefix(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n
     return ok ? LOAD_DONE : changed ? LOAD_BROKEN : LOAD_NONE;
 }
 
-bool mim_prelude_skeleton_fits(MimWorld *w, MimFe *fe, MimRegistry *reg) {
-    size_t num = mim_fe_num_modules(fe);
-    if (!mim_fe_skeleton_suffices(fe) || num < 2) return false;
-    uint64_t *facts = run_facts(fe, reg, num - 1);
-    Prefix p;
-    bool ok = open_prefix(w, fe, num - 1, facts, &p) && mim_image_check(w, p.image, image_normalizer, reg);
-    close_prefix(&p);
-    free(facts);
-    return ok;
-}
-
 static void report_broken(MimWorld *w, const char *path) {
     MimLoc none = {0};
     mim_diag_report(mim_world_diag(w), MIM_ERROR, none,
@@ -382,17 +371,22 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg) {
     size_t num = mim_fe_num_modules(fe), found = 0;
     size_t longest = num ? num - 1 : 0; /* never the input */
     uint64_t *facts = run_facts(fe, reg, longest);
-    /* Skeleton modules cannot be emitted: their image (of every module
-     * before the input) is the only one, and it must load. */
-    bool skeleton = mim_fe_has_skeleton(fe);
+    size_t num_skeleton = mim_fe_num_skeleton_modules(fe);
     for (size_t n = longest; n > 0 && !found; --n) {
         char *path = NULL;
         LoadResult r = load_prefix(w, fe, reg, n, facts, &path);
-        if (skeleton && r == LOAD_NONE) r = LOAD_BROKEN;
         if (r == LOAD_BROKEN) report_broken(w, path);
         free(path);
         if (r == LOAD_DONE) found = n;
         if (r == LOAD_BROKEN) found = MIM_PRELUDE_BROKEN;
+        /* Skeleton modules cannot be emitted: when no image covering them
+         * fits (the input's directives loaded libraries that change what
+         * they emit, a damaged file), they are parsed and bound after all,
+         * in the same order, so the facts computed stay valid. */
+        if (!found && n <= num_skeleton) {
+            mim_fe_materialize(fe);
+            num_skeleton = 0;
+        }
     }
     free(facts);
     return found;

@@ -22,7 +22,8 @@
 
 /* Loads the image covering the longest prefix of fe's emission order
  * (never the last module, the input) into the fresh World w and binds those
- * modules' top-level names to its nodes. Returns the number of modules it
+ * modules' top-level names to its nodes. Skeleton modules that no image
+ * covers are parsed and fe is bound again (mim_fe_materialize). Returns the number of modules it
  * covers (0: none found, nothing changed), or MIM_PRELUDE_BROKEN if an image
  * passed every check before building but turned out inconsistent while
  * being read (a forged file): the error is in w's diagnostics, and w must
@@ -35,10 +36,6 @@ size_t mim_prelude_load(MimWorld *w, MimFe *fe, MimRegistry *reg);
  * (fe/skeleton.c), if the build saved a manifest for these roots and every
  * file is found again unchanged. False: nothing changed, parse as usual. */
 bool mim_prelude_skeleton(MimWorld *w, MimFe *fe, const char *const *roots, size_t num_roots);
-/* After binding and loading every library: whether the image of the
- * skeleton modules fits the run (mim_prelude_load will load it). If not,
- * the skeleton must be materialized before emission. */
-bool mim_prelude_skeleton_fits(MimWorld *w, MimFe *fe, MimRegistry *reg);
 
 /* Writes the image of w, which holds exactly the first `n` modules of fe's
  * emission order, into the prelude directory (and the manifest of their

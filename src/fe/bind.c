@@ -510,6 +510,6 @@ static void bind_skeleton(MimFe *fe) {
 }
 
 void mim_bind_modules_(MimFe *fe) {
-    if (fe->skel_order.len && fe->skel_order.data[0]->skeleton) bind_skeleton(fe);
+    if (mim_fe_has_skeleton(fe)) bind_skeleton(fe);
     for (size_t i = 0; i < fe->roots.len; ++i) bind_module(fe, fe->roots.data[i]);
 }

@@ -271,6 +271,7 @@ MimAstModule *mim_fe_parse_input(MimFe *fe, const char *name) {
     if (!m && existing) { /* already parsed as a plugin: it is still the input */
         existing->pub.is_input = true;
         m = existing->pub.module;
+        if (m && m->skeleton) mim_fe_materialize(fe); /* the input is emitted from its AST */
     }
     if (m) {
         fe->input = m;

@@ -107,9 +107,8 @@ bool mim_fe_has_skeleton(const MimFe *fe);
 char *mim_fe_lookup_path(const MimFe *fe, const char *name);
 /* The path of the first plugin module opened, NULL if none. */
 const char *mim_fe_first_root_path(const MimFe *fe);
-/* The skeleton covers every module before the input (the input opened no
- * further file). */
-bool mim_fe_skeleton_suffices(const MimFe *fe);
+/* How many modules are skeletons: the first ones in binding order. */
+size_t mim_fe_num_skeleton_modules(const MimFe *fe);
 /* Parses the skeleton modules after all, as the first parse would have
  * (binding again if fe was bound). */
 void mim_fe_materialize(MimFe *fe);

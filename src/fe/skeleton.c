@@ -10,11 +10,12 @@
  * image), its annex records (numbering of the input's annexes, emission's
  * checks) and what keys the image. The manifest holds exactly that. A run
  * uses it only if every file it names is found again by the usual lookup
- * with the same text (hash); otherwise, and whenever the image turns out
- * not to fit after all (the input imports more interfaces, a directive
- * changed which libraries are loaded), the skeleton modules are parsed
- * after all (mim_fe_materialize) and the run continues as if they had been
- * parsed from the start.
+ * with the same text (hash); otherwise, and whenever no image covering the
+ * skeleton modules fits after all (a directive of the input changed which
+ * libraries are loaded, a damaged image; decided by driver/prelude.c when
+ * it loads), the skeleton modules are parsed after all and everything is
+ * bound again (mim_fe_materialize), as if they had been parsed from the
+ * start. Modules the input opens are parsed as usual, after them.
  *
  * Manifest layout (after the driver's key): records (name, text hash,
  * plugin requested), per record its imports (keyword, name, location,
@@ -114,8 +115,10 @@ bool mim_fe_write_skeleton(const MimFe *fe, size_t n, MimBytes *out) {
     const MimAstModule *input = fe->input;
     size_t num_recs = fe->files.len ? fe->files.len - 1 : 0;
     /* Only for an empty input that opened nothing: then everything else in
-     * the front end came from the n modules. */
+     * the front end came from the n modules. Without warnings: a run that
+     * parses them late (mim_fe_materialize) would report them out of order. */
     if (!input || input->num_decls || input->num_imports || n == 0 || fe->order.len != n + 1 ||
+        fe->diag->num_warnings ||
         fe->order.data[n] != input || num_recs != n || fe->files.data[num_recs]->pub.module != input)
         return false;
     bool ok = true;
@@ -435,11 +438,8 @@ bool mim_fe_has_skeleton(const MimFe *fe) {
     return fe->skel_order.len && fe->skel_order.data[0]->skeleton;
 }
 
-bool mim_fe_skeleton_suffices(const MimFe *fe) {
-    if (!mim_fe_has_skeleton(fe)) return false;
-    /* the input and nothing else was opened after the skeleton's files */
-    return fe->input && !fe->input->skeleton && fe->files.len == fe->skel_order.len + 1 &&
-           fe->files.data[fe->files.len - 1]->pub.module == fe->input;
+size_t mim_fe_num_skeleton_modules(const MimFe *fe) {
+    return mim_fe_has_skeleton(fe) ? fe->skel_order.len : 0;
 }
 
 void mim_fe_materialize(MimFe *fe) {

@@ -594,11 +594,6 @@ static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
     return in->ok;
 }
 
-bool mim_image_check(MimWorld *w, MimByteReader in, MimImageNormFn norm, void *user) {
-    Reader rd = {.in = &in, .w = w, .norm = norm, .user = user};
-    return precheck(&rd, norm, user);
-}
-
 MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, void *user,
                         uint32_t *num_nodes, bool *changed) {
     Reader rd = {.in = in, .w = w, .norm = norm, .user = user};

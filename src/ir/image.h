@@ -58,8 +58,5 @@ typedef MimNormalizer (*MimImageNormFn)(void *user, uint64_t id);
  * if nothing had happened. */
 MimDef **mim_image_read(MimWorld *w, MimByteReader *r, MimImageNormFn norm, void *user,
                         uint32_t *num_nodes, bool *changed);
-/* Whether mim_image_read would start building from this image (the checks
- * it makes before building anything), without reading it. */
-bool mim_image_check(MimWorld *w, MimByteReader in, MimImageNormFn norm, void *user);
 
 #endif
