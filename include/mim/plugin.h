@@ -3,6 +3,7 @@
  * A plugin NAME is `NAME.mim` (its interface: axioms, helpers) plus a shared
  * library `libmim_NAME.so` next to it that exports one function,
  *     const MimPlugin *mim_get_plugin(void);
+ * (or mim_get_plugin_NAME, see MIM_PLUGIN_DEFINE)
  * returning static data: tables of normalizers (keyed by annex id), passes
  * (keyed by the annex id of the pass axiom) and back ends (keyed by name),
  * in the spirit of Lua's luaL_Reg tables. A plugin author writes normalizers
@@ -41,6 +42,7 @@
 
 #define MIM_PLUGIN_ABI 1
 #define MIM_PLUGIN_ENTRY "mim_get_plugin"
+#define MIM_PLUGIN_ENTRY_PREFIX "mim_get_plugin_" /* + NAME: one of several in a library */
 #if defined(__GNUC__)
 #define MIM_EXPORT __attribute__((visibility("default")))
 #else
@@ -92,14 +94,25 @@ typedef const MimPlugin *(*MimGetPlugin)(void);
  * the entry point, so the ';' is not a stray one at file scope):
  *     static const MimPassReg passes[] = {{MIM_opt_x_pass, handle_x}};
  *     MIM_PLUGIN_DEFINE("opt", MIM_PLUGIN_NO_TABLE, MIM_PLUGIN_TABLE(passes),
- *                       MIM_PLUGIN_NO_TABLE); */
+ *                       MIM_PLUGIN_NO_TABLE);
+ *
+ * Several plugins in one library: compile each with
+ * -DMIM_PLUGIN_ENTRY_NAME=mim_get_plugin_NAME, so that its entry point is
+ * named after it, and make libmim_NAME.so a (symbolic) link to the library.
+ * The loader asks a library for mim_get_plugin_NAME first, then for
+ * mim_get_plugin; the dynamic loader maps a file only once, whatever name
+ * it is opened by. The standard plugins are built that way
+ * (plugins/CMakeLists.txt). */
 #define MIM_PLUGIN_TABLE(array) (array), sizeof(array) / sizeof *(array)
 #define MIM_PLUGIN_NO_TABLE NULL, 0
+#ifndef MIM_PLUGIN_ENTRY_NAME
+#define MIM_PLUGIN_ENTRY_NAME mim_get_plugin
+#endif
 #define MIM_PLUGIN_DEFINE(name, normalizers, passes, backends)                            \
     static const MimPlugin mim_plugin_ = {MIM_PLUGIN_ABI, (name), normalizers, passes,     \
                                           backends};                                     \
-    MIM_EXPORT const MimPlugin *mim_get_plugin(void) { return &mim_plugin_; }              \
-    MIM_EXPORT const MimPlugin *mim_get_plugin(void)
+    MIM_EXPORT const MimPlugin *MIM_PLUGIN_ENTRY_NAME(void) { return &mim_plugin_; }       \
+    MIM_EXPORT const MimPlugin *MIM_PLUGIN_ENTRY_NAME(void)
 
 /* ---- annex ids ----------------------------------------------------------- */
 static inline uint64_t mim_annex_base(uint64_t id) { return id & ~(uint64_t)0xff; }

@@ -4,6 +4,7 @@
  * (math.md §4.2). Differences from the reference: docs/math-plugin.md. */
 #include "mim/plugin/math.h"
 
+#include "libm.h"
 #include "softfloat.h"
 
 #include <math.h>
@@ -151,7 +152,7 @@ MimDef *normalize_arith(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
     SfFormat f;
     bool known = known_format_of(w, call_pe(callee), &f);
     uint64_t va, vb;
-    if (known && lit_bits(f, a, &va) && lit_bits(f, b, &vb))
+    if (known && lit_bits(f, a, &va) && lit_bits(f, b, &vb) && (sub != SF_REM || math_libm()))
         return mim_lit(w, type, sf_arith(f, (SfOp)sub, va, vb));
     bool commutative = sub == SF_ADD || sub == SF_MUL;
     bool swapped = commutative && mim_commute_swap(a, b);
@@ -198,7 +199,7 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
     if (is_bot(w, a) || is_bot(w, b)) return mim_bot(w, type);
     SfFormat f;
     uint64_t va, vb, mode;
-    if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb))
+    if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb) && math_libm())
         return mim_lit(w, type, fold_extrema(f, sub, va, vb));
     if ((sub == EX_IMIN || sub == EX_IMAX) && lit_mode(callee, &mode) && (mode & (MODE_NNAN | MODE_NSZ))) {
         if (mim_commute_swap(a, b)) {
@@ -216,45 +217,36 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
 
 /* ---- unary functions ------------------------------------------------------ */
 
-typedef double (*DFn)(double);
-typedef float (*FFn)(float);
-
-/* One function of a unary axiom, in double and float (NULL = unused sub-tag). */
-typedef struct UnaryFn {
-    DFn d;
-    FFn f;
-} UnaryFn;
-
-static double exp10_d(double x) { return pow(10.0, x); }
-static float exp10_f(float x) { return powf(10.0f, x); }
+/* The function of each sub-tag of a unary axiom (libm.h); MATH_NONE for an
+ * unused sub-tag, MATH_EXP10 for 10^x, computed with pow like the reference. */
+enum { MATH_NONE = MATH_NUM_UNARY, MATH_EXP10 };
+typedef unsigned char UnaryFn;
 
 static const UnaryFn tri_fns[16] = {
-    {sin, sinf},   {cos, cosf},   {tan, tanf},   {NULL, NULL}, {sinh, sinhf},   {cosh, coshf},
-    {tanh, tanhf}, {NULL, NULL},  {asin, asinf}, {acos, acosf}, {atan, atanf},  {NULL, NULL},
-    {asinh, asinhf}, {acosh, acoshf}, {atanh, atanhf}, {NULL, NULL},
+    MATH_sin,   MATH_cos,   MATH_tan,   MATH_NONE, MATH_sinh, MATH_cosh, MATH_tanh,  MATH_NONE,
+    MATH_asin,  MATH_acos,  MATH_atan,  MATH_NONE, MATH_asinh, MATH_acosh, MATH_atanh, MATH_NONE,
 };
-static const UnaryFn rt_fns[2] = {{sqrt, sqrtf}, {cbrt, cbrtf}};
-static const UnaryFn exp_fns[8] = {
-    {exp, expf}, {exp2, exp2f}, {exp10_d, exp10_f}, {NULL, NULL},
-    {log, logf}, {log2, log2f}, {log10, log10f},   {NULL, NULL},
-};
-static const UnaryFn er_fns[2] = {{erf, erff}, {erfc, erfcf}};
-static const UnaryFn gamma_fns[2] = {{tgamma, tgammaf}, {lgamma, lgammaf}};
-static const UnaryFn abs_fns[1] = {{fabs, fabsf}};
-static const UnaryFn round_fns[4] = {{floor, floorf}, {ceil, ceilf}, {round, roundf}, {trunc, truncf}};
+static const UnaryFn rt_fns[2] = {MATH_sqrt, MATH_cbrt};
+static const UnaryFn exp_fns[8] = {MATH_exp, MATH_exp2, MATH_EXP10, MATH_NONE,
+                                   MATH_log, MATH_log2, MATH_log10, MATH_NONE};
+static const UnaryFn er_fns[2] = {MATH_erf, MATH_erfc};
+static const UnaryFn gamma_fns[2] = {MATH_tgamma, MATH_lgamma};
+static const UnaryFn abs_fns[1] = {MATH_fabs};
+static const UnaryFn round_fns[4] = {MATH_floor, MATH_ceil, MATH_round, MATH_trunc};
 
 /* F64 uses the double function, F32 the float one (as the reference's
  * per-width evaluation); F16 the double function rounded once to binary16. */
-static uint64_t fold_unary(SfFormat f, const UnaryFn *fn, uint64_t bits) {
+static uint64_t fold_unary(const MathLibm *lm, SfFormat f, UnaryFn fn, uint64_t bits) {
     if (f.p == 23 && f.e == 8) {
         uint32_t u = (uint32_t)bits;
         float x;
         memcpy(&x, &u, sizeof x);
-        float r = fn->f(x);
+        float r = fn == MATH_EXP10 ? lm->pow_f(10.0f, x) : lm->f[fn](x);
         memcpy(&u, &r, sizeof u);
         return u;
     }
-    return sf_from_double(f, fn->d(sf_to_double(f, bits)));
+    double x = sf_to_double(f, bits);
+    return sf_from_double(f, fn == MATH_EXP10 ? lm->pow_d(10.0, x) : lm->d[fn](x));
 }
 
 static MimDef *normalize_unary(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg, const UnaryFn *fns,
@@ -263,8 +255,10 @@ static MimDef *normalize_unary(MimWorld *w, MimDef *type, MimDef *callee, MimDef
     unsigned sub = call_sub(callee);
     SfFormat f;
     uint64_t v;
-    if (sub < num && fns[sub].d && known_format_of(w, call_pe(callee), &f) && lit_bits(f, arg, &v))
-        return mim_lit(w, type, fold_unary(f, &fns[sub], v));
+    const MathLibm *lm;
+    if (sub < num && fns[sub] != MATH_NONE && known_format_of(w, call_pe(callee), &f) && lit_bits(f, arg, &v) &&
+        (lm = math_libm()))
+        return mim_lit(w, type, fold_unary(lm, f, fns[sub], v));
     return mim_raw_app(w, type, callee, arg);
 }
 
@@ -291,17 +285,18 @@ MimDef *normalize_pow(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     if (is_bot(w, a) || is_bot(w, b)) return mim_bot(w, type);
     SfFormat f;
     uint64_t va, vb;
-    if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb)) {
+    const MathLibm *lm;
+    if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb) && (lm = math_libm())) {
         if (f.p == 23 && f.e == 8) {
             uint32_t ua = (uint32_t)va, ub = (uint32_t)vb;
             float x, y;
             memcpy(&x, &ua, sizeof x);
             memcpy(&y, &ub, sizeof y);
-            float r = powf(x, y);
+            float r = lm->pow_f(x, y);
             memcpy(&ua, &r, sizeof ua);
             return mim_lit(w, type, ua);
         }
-        return mim_lit(w, type, sf_from_double(f, pow(sf_to_double(f, va), sf_to_double(f, vb))));
+        return mim_lit(w, type, sf_from_double(f, lm->pow_d(sf_to_double(f, va), sf_to_double(f, vb))));
     }
     return mim_raw_app(w, type, callee, arg);
 }

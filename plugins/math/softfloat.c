@@ -3,6 +3,9 @@
  * See softfloat.h for why the double intermediate is exact or innocuous. */
 #include "softfloat.h"
 
+#include "libm.h"
+
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -16,6 +19,22 @@ static double double_of(uint64_t u) {
     double x;
     memcpy(&x, &u, sizeof x);
     return x;
+}
+
+/* 2^e for -1074 <= e <= 1023, exactly (libm's ldexp is not linked, libm.h). */
+static double pow2(int e) {
+    assert(e >= -1074 && e <= 1023);
+    return e >= -1022 ? double_of((uint64_t)(e + 1023) << 52) : double_of((uint64_t)1 << (e + 1074));
+}
+
+/* x · 2^e where the result is representable (so the product is exact). */
+static double scale2(double x, int e) { return x * pow2(e); }
+
+/* C trunc: every double of magnitude 2^52 or more (and ±inf) is integral. */
+static double trunc_exact(double x) {
+    if (!(fabs(x) < 0x1p52)) return x;
+    double t = (double)(int64_t)x;
+    return t == 0 ? x * 0.0 : t; /* keeps the sign of a zero */
 }
 
 static unsigned bit_length(uint64_t m) {
@@ -62,9 +81,9 @@ double sf_to_double(SfFormat f, uint64_t bits) {
                              (frac << (52 - f.p)));
         }
     } else if (ef == 0) {
-        x = ldexp((double)frac, 1 - sf_bias(f) - (int)f.p); /* subnormal or zero */
+        x = scale2((double)frac, 1 - sf_bias(f) - (int)f.p); /* subnormal or zero */
     } else {
-        x = ldexp((double)(frac | ((uint64_t)1 << f.p)), (int)ef - sf_bias(f) - (int)f.p);
+        x = scale2((double)(frac | ((uint64_t)1 << f.p)), (int)ef - sf_bias(f) - (int)f.p);
     }
     return negative ? -x : x;
 }
@@ -129,15 +148,15 @@ bool sf_to_int(SfFormat f, uint64_t bits, bool is_signed, unsigned width, uint64
     if (width < 1 || width > 64 || !sf_format_ok(f)) return false;
     double x = sf_to_double(f, bits);
     if (isnan(x)) return false;
-    double t = trunc(x);
+    double t = trunc_exact(x);
     /* Bounds are powers of two, hence exact doubles. */
     if (is_signed) {
-        double lim = ldexp(1.0, (int)width - 1);
+        double lim = pow2((int)width - 1);
         if (!(t >= -lim && t < lim)) return false;
         uint64_t mag = (uint64_t)fabs(t); /* ≤ 2^63 */
         *out = (t < 0 ? (uint64_t)0 - mag : mag) & low_bits(width); /* two's complement */
     } else {
-        if (!(t > -1.0 && t < ldexp(1.0, (int)width))) return false;
+        if (!(t > -1.0 && t < pow2((int)width))) return false;
         *out = (uint64_t)(t < 0 ? 0 : t);
     }
     return true;
@@ -150,12 +169,14 @@ uint64_t sf_arith(SfFormat f, SfOp op, uint64_t a, uint64_t b) {
     case SF_SUB: r = x - y; break;
     case SF_MUL: r = x * y; break;
     case SF_DIV: r = x / y; break;
-    case SF_REM: r = fmod(x, y); break;
+    case SF_REM: r = math_libm()->fmod_d(x, y); break;
     }
     return sf_from_double(f, r);
 }
 
-uint64_t sf_sqrt(SfFormat f, uint64_t a) { return sf_from_double(f, sqrt(sf_to_double(f, a))); }
+uint64_t sf_sqrt(SfFormat f, uint64_t a) {
+    return sf_from_double(f, math_libm()->d[MATH_sqrt](sf_to_double(f, a)));
+}
 
 uint64_t sf_convert(SfFormat to, SfFormat from, uint64_t bits) {
     return sf_from_double(to, sf_to_double(from, bits));
@@ -170,9 +191,9 @@ unsigned sf_relation(SfFormat f, uint64_t a, uint64_t b) {
 }
 
 uint64_t sf_fmin(SfFormat f, uint64_t a, uint64_t b) {
-    return sf_from_double(f, fmin(sf_to_double(f, a), sf_to_double(f, b)));
+    return sf_from_double(f, math_libm()->fmin_d(sf_to_double(f, a), sf_to_double(f, b)));
 }
 
 uint64_t sf_fmax(SfFormat f, uint64_t a, uint64_t b) {
-    return sf_from_double(f, fmax(sf_to_double(f, a), sf_to_double(f, b)));
+    return sf_from_double(f, math_libm()->fmax_d(sf_to_double(f, a), sf_to_double(f, b)));
 }

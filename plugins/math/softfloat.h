@@ -62,7 +62,9 @@ uint64_t sf_from_i64(SfFormat f, int64_t v);
 uint64_t sf_from_u64(SfFormat f, uint64_t v);
 bool sf_to_int(SfFormat f, uint64_t bits, bool is_signed, unsigned width, uint64_t *out);
 
-/* Operations (require sf_arith_ok). rem is C fmod. */
+/* Operations (require sf_arith_ok). rem is C fmod, fmin/fmax below C's too:
+ * rem, sqrt, fmin and fmax take the function from libm.h and require
+ * math_libm() != NULL. */
 uint64_t sf_arith(SfFormat f, SfOp op, uint64_t a, uint64_t b);
 uint64_t sf_sqrt(SfFormat f, uint64_t a);
 uint64_t sf_convert(SfFormat to, SfFormat from, uint64_t bits); /* f2f */

@@ -1,16 +1,27 @@
 /* `mim`: the command-line front of the driver. Parses the options of cli.md §1,
  * handles --help/--version/--list-search-paths, then runs the compiler on a
- * thread with a large stack (the IR is a graph whose depth grows with the
- * program, and the printer, checker and rewriter walk it recursively) while
- * the main thread opens the plugin libraries ahead of it (start-up speed). */
+ * large stack (the IR is a graph whose depth grows with the program, and the
+ * printer, checker and rewriter walk it recursively). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, MAP_STACK, MADV_HUGEPAGE */
 #include "mim/driver.h"
 
-#include "driver/prefetch.h"
-
 #include <errno.h>
-#include <pthread.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <ucontext.h>
+
+/* AddressSanitizer warns on stderr about swapcontext (and may report false
+ * positives after it): sanitized builds run the compiler on a thread. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STACK_ON_THREAD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACK_ON_THREAD 1
+#endif
+#endif
+#ifdef STACK_ON_THREAD
+#include <pthread.h>
+#endif
 #include <unistd.h>
 #if defined(__GLIBC__)
 #include <malloc.h> /* mallopt */
@@ -289,11 +300,44 @@ typedef struct Job {
     int result;
 } Job;
 
-static void *run_job(void *p) {
-    Job *job = p;
-    job->result = mim_run(job->opts, stderr);
+static void run_job(Job *job) { job->result = mim_run(job->opts, stderr); }
+
+#ifdef STACK_ON_THREAD
+static void *thread_entry(void *job) {
+    run_job(job);
     return NULL;
 }
+
+/* Runs the job on a new thread whose stack is `stack`; false if impossible. */
+static bool run_on_stack(Job *job, void *stack, size_t size) {
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) != 0) return false;
+    bool ok = pthread_attr_setstack(&attr, stack, size) == 0 && pthread_create(&th, &attr, thread_entry, job) == 0;
+    if (ok) pthread_join(th, NULL);
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+#else
+/* makecontext passes int arguments only: the Job's address in two halves. */
+static void context_entry(unsigned hi, unsigned lo) {
+    run_job((Job *)(uintptr_t)((uint64_t)hi << 32 | lo));
+}
+
+/* Runs the job on `stack` in this thread (swapcontext); false if impossible.
+ * A switch rather than a new thread: on the 2-core VM a new thread often
+ * waited ~1.5 ms for a CPU, and creating it cost ~0.4 ms more (docs/startup.md). */
+static bool run_on_stack(Job *job, void *stack, size_t size) {
+    ucontext_t caller, callee;
+    if (getcontext(&callee) != 0) return false;
+    callee.uc_stack.ss_sp = stack;
+    callee.uc_stack.ss_size = size;
+    callee.uc_link = &caller; /* context_entry returns here */
+    uint64_t addr = (uint64_t)(uintptr_t)job;
+    makecontext(&callee, (void (*)(void))context_entry, 2, (unsigned)(addr >> 32), (unsigned)addr);
+    return swapcontext(&caller, &callee) == 0;
+}
+#endif
 
 #define BIG_STACK ((size_t)1 << 30)
 #define SMALL_PART ((size_t)8 << 20) /* the top of the stack: ordinary pages */
@@ -327,37 +371,18 @@ static void *map_stack(void) {
 #endif
 }
 
-/* Runs the compiler on a thread with a big stack, of which partial evaluation
- * may use three quarters; falls back to this thread and the default budget. */
+/* Runs the compiler on the big stack, of which partial evaluation may use
+ * three quarters; falls back to this stack and the default budget. */
 static int run_with_big_stack(MimOptions *o) {
     Job job = {o, 1};
-    pthread_attr_t attr;
-    pthread_t th;
-    o->stack_budget = BIG_STACK / 4 * 3;
     void *stack = map_stack();
-    bool attr_ok = pthread_attr_init(&attr) == 0;
-    bool stack_ok = attr_ok && stack && pthread_attr_setstack(&attr, stack, BIG_STACK) == 0;
-    if (attr_ok && !stack_ok) { /* let the thread library map the stack instead */
-        if (stack) munmap(stack, BIG_STACK);
-        stack = NULL;
-        stack_ok = pthread_attr_setstacksize(&attr, BIG_STACK) == 0;
-    }
-    if (stack_ok && pthread_create(&th, &attr, run_job, &job) == 0) {
-        /* While the compiler works, this thread opens the plugin libraries
-         * it is going to open (driver/prefetch.c). They stay loaded until
-         * the process exits: unloading them one by one would cost more than
-         * the rest of the exit together. */
-        MimPrefetch pf;
-        mim_prefetch_plugins(&pf, o);
-        pthread_join(th, NULL);
-        pthread_attr_destroy(&attr);
-        if (stack) munmap(stack, BIG_STACK);
-        return job.result;
-    }
-    if (attr_ok) pthread_attr_destroy(&attr);
+    o->stack_budget = BIG_STACK / 4 * 3;
+    bool ran = stack && run_on_stack(&job, stack, BIG_STACK);
     if (stack) munmap(stack, BIG_STACK);
-    o->stack_budget = 0;
-    run_job(&job);
+    if (!ran) {
+        o->stack_budget = 0;
+        run_job(&job);
+    }
     return job.result;
 }
 

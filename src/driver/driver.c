@@ -114,11 +114,10 @@ static bool parse_all(Run *r) {
     const MimOptions *o = r->o;
     /* Each implicit plugin is its library, then its interface. The
      * interfaces (and what they import) are parsed before the libraries are
-     * opened, so that parsing overlaps with the CLI's main thread opening
-     * the same libraries ahead (driver/prefetch.c). Nothing observable
-     * changes: parsing needs no library, and when a library fails to load
-     * the run stops with that error alone, before the input is read. An
-     * invalid name ends the parsing (no file is looked up for it). */
+     * opened; nothing observable depends on that order: parsing needs no
+     * library, and when a library fails to load the run stops with that
+     * error alone, before the input is read. An invalid name ends the
+     * parsing (no file is looked up for it). */
     const char **names = mim_xcalloc(o->num_plugins + 2, sizeof *names);
     size_t num = implicit_plugins(r, names), valid = 0;
     while (valid < num && (o->bootstrap || mim_plugin_name_valid(names[valid]))) ++valid;

@@ -14,7 +14,7 @@
 
 bool mim_plugin_name_valid(const char *name) {
     size_t n = strlen(name);
-    if (n == 0 || n > 8) return false;
+    if (n == 0 || n > MIM_PLUGIN_NAME_MAX) return false;
     for (size_t i = 0; i < n; ++i) {
         char c = name[i];
         if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
@@ -58,7 +58,10 @@ static int by_id(const void *x, const void *y) {
 /* The library's tables, or NULL with a message. */
 static const MimPlugin *entry(void *h, const char *name, char *msg, size_t msg_size) {
     /* POSIX guarantees the object/function pointer conversion for dlsym. */
-    void *sym = dlsym(h, MIM_PLUGIN_ENTRY);
+    char named[sizeof MIM_PLUGIN_ENTRY_PREFIX + MIM_PLUGIN_NAME_MAX];
+    snprintf(named, sizeof named, "%s%s", MIM_PLUGIN_ENTRY_PREFIX, name);
+    void *sym = dlsym(h, named);
+    if (!sym) sym = dlsym(h, MIM_PLUGIN_ENTRY);
     MimGetPlugin get;
     if (!sym) {
         snprintf(msg, msg_size, "mim/plugin has no '%s()'", MIM_PLUGIN_ENTRY);

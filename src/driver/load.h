@@ -31,8 +31,9 @@ typedef struct MimRegistry {
  * reports it, located at a `plugin` directive or unlocated. */
 bool mim_registry_load(MimRegistry *r, const char *name, const char *const *paths,
                        size_t num_paths, char *msg, size_t msg_size);
-/* Whether `name` can name a plugin: 1 to 8 characters of [_a-zA-Z0-9], only
- * what fits into an annex id (semantics.md §12.1). */
+/* Whether `name` can name a plugin: 1 to MIM_PLUGIN_NAME_MAX characters of
+ * [_a-zA-Z0-9], only what fits into an annex id (semantics.md §12.1). */
+#define MIM_PLUGIN_NAME_MAX 8
 bool mim_plugin_name_valid(const char *name);
 /* The dlopen handle of the library of plugin `name`, found as by
  * mim_registry_load (no entry point or ABI checks), or NULL. */
