@@ -118,8 +118,7 @@ static void *map_huge(void) {
 
 /* ---- zeroed blocks ---------------------------------------------------------- */
 
-/* Maps the not yet mapped pages inside [p, p + bytes) in one call. */
-static void populate(void *p, size_t bytes) {
+void mim_pages_populate(void *p, size_t bytes) {
 #if defined(MADV_POPULATE_WRITE)
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     if (page == 0 || (page & (page - 1))) return;
@@ -134,7 +133,7 @@ static void populate(void *p, size_t bytes) {
 static void *heap_zalloc(size_t bytes) {
     if (bytes < POPULATE_MIN) return mim_xcalloc(1, bytes);
     void *p = mim_xmalloc(bytes);
-    populate(p, bytes);
+    mim_pages_populate(p, bytes);
     memset(p, 0, bytes);
     return p;
 }
