@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 
 /* AddressSanitizer warns on stderr about swapcontext (and may report false
  * positives after it): sanitized builds run the compiler on a thread. */
@@ -22,6 +21,8 @@
 #endif
 #ifdef STACK_ON_THREAD
 #include <pthread.h>
+#else
+#include <ucontext.h>
 #endif
 #include <unistd.h>
 #if defined(__GLIBC__)
