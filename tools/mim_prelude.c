@@ -1,6 +1,6 @@
 /* mim-prelude: saves the prelude image (docs/startup.md) of one plugin
  * configuration, run by the build after the plugins are built:
- *     mim-prelude EMPTY.mim [-O0|-O1|-O2] [-p PLUGIN]...
+ *     mim-prelude EMPTY.mim [-O0|-O1|-O2] [-p PLUGIN]... [-P DIR]...
  * emits everything a run of `mim EMPTY.mim` with these options emits before
  * its input and writes that World into <plugin dir>/prelude/. A run with the
  * same options, or whose plugins bring the same interfaces in the same
@@ -21,10 +21,12 @@ int main(int argc, char **argv) {
             o.opt_level = argv[i][2] - '0';
         } else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc && o.num_plugins < MIM_MAX_PATHS) {
             o.plugins[o.num_plugins++] = argv[++i];
+        } else if (strcmp(argv[i], "-P") == 0 && i + 1 < argc && o.num_plugin_paths < MIM_MAX_PATHS) {
+            o.plugin_paths[o.num_plugin_paths++] = argv[++i]; /* tests: a plugin directory of their own */
         } else if (argv[i][0] != '-' && !o.input) {
             o.input = argv[i];
         } else {
-            fprintf(stderr, "usage: %s EMPTY.mim [-O0|-O1|-O2] [-p PLUGIN]...\n", argv[0]);
+            fprintf(stderr, "usage: %s EMPTY.mim [-O0|-O1|-O2] [-p PLUGIN]... [-P DIR]...\n", argv[0]);
             return 2;
         }
     }

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define PRELUDE_MAGIC 0x31444c5250494dull /* "MIPRLD1" */
-#define PRELUDE_FORMAT 3u
+#define PRELUDE_FORMAT 4u
 #define PRELUDE_DIR "prelude"
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -190,7 +190,7 @@ bool mim_prelude_skeleton(MimWorld *w, MimFe *fe, const char *const *roots, size
     if (ok) {
         MimByteReader in = {data + key.len, data + len, true};
         uint64_t body = mim_read_u64(&in), sum = mim_read_u64(&in);
-        ok = body == (uint64_t)(in.end - in.p) && mim_bytes_checksum(in.p, (size_t)body) == sum &&
+        ok = body == (uint64_t)(in.end - in.p) && mim_hash_bytes(in.p, (size_t)body) == sum &&
              mim_fe_read_skeleton(fe, &in, roots, num_roots);
     }
     if (data) munmap((void *)data, len);
@@ -214,7 +214,7 @@ static bool write_skeleton(MimWorld *w, MimFe *fe, size_t n, FILE *err) {
     free(roots);
     char *path = prelude_file(mim_fe_first_root_path(fe), &b, "mimf");
     mim_bytes_u64(&b, body.len);
-    mim_bytes_u64(&b, mim_bytes_checksum(body.data, body.len));
+    mim_bytes_u64(&b, mim_hash_bytes(body.data, body.len));
     mim_vec_reserve(&b, b.len + body.len);
     memcpy(b.data + b.len, body.data, body.len), b.len += body.len;
     bool ok = write_file(path, &b, err);
@@ -310,7 +310,7 @@ static bool open_prefix(MimWorld *w, MimFe *fe, size_t n, const uint64_t *facts,
     if (ok) in = (MimByteReader){p->data + key.len, p->data + p->len, true};
     uint64_t tail_len = ok ? mim_read_u64(&in) : 0, tail_sum = ok ? mim_read_u64(&in) : 0;
     ok = ok && in.ok && tail_len <= (uint64_t)(in.end - in.p) &&
-         mim_bytes_checksum(in.p, (size_t)tail_len) == tail_sum;
+         mim_hash_bytes(in.p, (size_t)tail_len) == tail_sum;
     if (ok) {
         p->tail = (MimByteReader){in.p, in.p + tail_len, true};
         in.p += tail_len;
@@ -414,7 +414,7 @@ bool mim_prelude_write(MimWorld *w, MimFe *fe, MimRegistry *reg, size_t n, FILE 
     for (size_t i = 0; i < roots.len; ++i) mim_bytes_u32(&tail, refs[i]);
     mim_bytes_u64(&tail, PRELUDE_MAGIC);
     mim_bytes_u64(&b, tail.len);
-    mim_bytes_u64(&b, mim_bytes_checksum(tail.data, tail.len));
+    mim_bytes_u64(&b, mim_hash_bytes(tail.data, tail.len));
     mim_vec_reserve(&b, b.len + tail.len + image.len);
     memcpy(b.data + b.len, tail.data, tail.len), b.len += tail.len;
     memcpy(b.data + b.len, image.data, image.len), b.len += image.len;

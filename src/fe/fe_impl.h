@@ -15,8 +15,10 @@ typedef struct MimFeFileRec {
     bool has_id; /* dev/ino are valid (not for in-memory text) */
     dev_t dev;
     ino_t ino;
-    char *text; /* a skeleton module's source, kept until it is parsed after all */
+    char *text; /* a skeleton module's source, kept until it is parsed after all
+                 * (NULL: not read yet, its stat signature vouched for it) */
     size_t len;
+    int64_t read_at_ns; /* the real-time clock just before the text was read */
 } MimFeFileRec;
 
 typedef struct MimScopeEntry {
@@ -81,6 +83,11 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
 char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
 MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);
 char *mim_fe_read_file_(const char *path, size_t *len);
+/* fe.c: a file's identity, size and change times as one number (never 0),
+ * and the clock it is compared with (skeleton.c). */
+uint64_t mim_fe_stat_signature_(const struct stat *st);
+int64_t mim_fe_now_ns_(void);
+bool mim_fe_changed_before_(const struct stat *st, int64_t t_ns);
 /* Parses skeleton record r now (its module object stays the same). */
 MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r);
 

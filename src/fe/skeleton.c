@@ -17,8 +17,8 @@
  * bound again (mim_fe_materialize), as if they had been parsed from the
  * start. Modules the input opens are parsed as usual, after them.
  *
- * Manifest layout (after the driver's key): records (name, text hash,
- * plugin requested), per record its imports (keyword, name, location,
+ * Manifest layout (after the driver's key): records (name, text hash, stat
+ * signature or 0, plugin requested), per record its imports (keyword, name, location,
  * record opened for it + 1 or 0), the roots, the binding order, per module
  * in binding order its top binders and annex plugins, the annexes, a final
  * magic. Locations refer to files by record index + 1 (0: no file). */
@@ -111,6 +111,19 @@ static bool scope_reproduced(const MimFe *fe, const BinderList *walk) {
     return live == distinct;
 }
 
+/* The stat signature a run may trust instead of reading and hashing the
+ * file again, or 0. Only for a file last changed well before its text was
+ * read: a change made while (or just after) it was read could carry the
+ * same time stamp as the text that was hashed (the "racy file" problem of
+ * version control systems). */
+static uint64_t settled_signature(const MimFeFileRec *r) {
+    struct stat st;
+    if (stat(r->pub.path, &st) != 0 || st.st_dev != r->dev || st.st_ino != r->ino ||
+        !mim_fe_changed_before_(&st, r->read_at_ns))
+        return 0;
+    return mim_fe_stat_signature_(&st);
+}
+
 bool mim_fe_write_skeleton(const MimFe *fe, size_t n, MimBytes *out) {
     const MimAstModule *input = fe->input;
     size_t num_recs = fe->files.len ? fe->files.len - 1 : 0;
@@ -128,6 +141,7 @@ bool mim_fe_write_skeleton(const MimFe *fe, size_t n, MimBytes *out) {
         if (!r->has_id || !r->pub.module) return false;
         mim_bytes_str(out, r->pub.name);
         mim_bytes_u64(out, r->pub.module->text_hash);
+        mim_bytes_u64(out, settled_signature(r));
         mim_bytes_u32(out, r->pub.plugin_requested);
     }
     for (size_t i = 0; i < num_recs; ++i) {
@@ -227,8 +241,10 @@ static MimLoc read_loc(Reading *rd) {
 static MimSym read_sym(Reading *rd) { return mim_read_sym(rd->in, rd->fe->world); }
 
 /* Record i of the manifest, found again where lookup finds it today, with
- * the same text; NULL if not. */
-static MimFeFileRec *find_record(Reading *rd, MimSym name, uint64_t text_hash) {
+ * the same text; NULL if not. The same text: the file's stat signature is
+ * the one the manifest noted (then it is not read unless it must be parsed
+ * after all), or else its text hashes alike. */
+static MimFeFileRec *find_record(Reading *rd, MimSym name, uint64_t text_hash, uint64_t signature) {
     MimFe *fe = rd->fe;
     struct stat st;
     bool found = false;
@@ -236,8 +252,13 @@ static MimFeFileRec *find_record(Reading *rd, MimSym name, uint64_t text_hash) {
     MimFeFileRec *r = NULL;
     if (found && !mim_fe_find_file_(fe, &st)) {
         size_t len = 0;
-        char *text = mim_fe_read_file_(path, &len);
-        if (text && mim_hash_bytes(text, len) == text_hash) {
+        char *text = NULL;
+        bool same = signature && mim_fe_stat_signature_(&st) == signature;
+        if (!same) {
+            text = mim_fe_read_file_(path, &len);
+            same = text && mim_hash_bytes(text, len) == text_hash;
+        }
+        if (same) {
             r = mim_xcalloc(1, sizeof *r);
             r->pub.name = name;
             r->pub.path = mim_world_sym(fe->world, path);
@@ -260,9 +281,9 @@ static bool read_records(Reading *rd) {
     rd->recs = mim_xcalloc(rd->num_recs ? rd->num_recs : 1, sizeof *rd->recs);
     for (uint32_t i = 0; rd->in->ok && i < rd->num_recs; ++i) {
         MimSym name = read_sym(rd);
-        uint64_t hash = mim_read_u64(rd->in);
+        uint64_t hash = mim_read_u64(rd->in), signature = mim_read_u64(rd->in);
         bool requested = mim_read_u32(rd->in) != 0;
-        MimFeFileRec *r = rd->in->ok ? find_record(rd, name, hash) : NULL;
+        MimFeFileRec *r = rd->in->ok ? find_record(rd, name, hash, signature) : NULL;
         if (!r) return false;
         /* listed at once: a later record of the same file is not the same */
         mim_vec_push(&fe->files, r);

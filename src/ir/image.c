@@ -92,8 +92,7 @@ static uint64_t read_varint(MimByteReader *r, unsigned max_bytes) {
 
 static uint64_t read_u64v(MimByteReader *r) { return read_varint(r, 10); }
 
-uint32_t mim_read_u32(MimByteReader *r) {
-    if (r->p < r->end && *r->p < 0x80) return *r->p++; /* most numbers are small */
+uint32_t mim_read_u32_long(MimByteReader *r) {
     uint64_t x = read_varint(r, 5);
     if (x <= UINT32_MAX) return (uint32_t)x;
     r->ok = false;
@@ -252,20 +251,6 @@ static size_t generations(MimWorld *w, MimPtrMapSlot **out) {
     return n;
 }
 
-/* 64-bit words at a time: the check of a whole image must cost little. */
-uint64_t mim_bytes_checksum(const uint8_t *p, size_t n) {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, p + i, 8);
-        h = (h ^ x) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
-    for (; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    return mim_hash_mix(h, n);
-}
-
 static void write_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSlot *gs, size_t num_gens) {
     MimWorld *w = wr->w;
     MimBytes *out = wr->out;
@@ -338,7 +323,7 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
     }
     write_tables(&wr, rs, num_reducts, gs, num_gens);
     mim_bytes_u64(out, IMAGE_MAGIC);
-    uint64_t len = out->len - body, sum = mim_bytes_checksum(out->data + body, out->len - body);
+    uint64_t len = out->len - body, sum = mim_hash_bytes(out->data + body, out->len - body);
     memcpy(out->data + sums, &len, 8);
     memcpy(out->data + sums + 8, &sum, 8);
 
@@ -578,7 +563,7 @@ static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
     MimByteReader *in = rd->in;
     if (mim_read_u64(in) != IMAGE_MAGIC) return false;
     uint64_t len = mim_read_u64(in), sum = mim_read_u64(in);
-    if (!in->ok || len > (uint64_t)(in->end - in->p) || mim_bytes_checksum(in->p, (size_t)len) != sum) return false;
+    if (!in->ok || len > (uint64_t)(in->end - in->p) || mim_hash_bytes(in->p, (size_t)len) != sum) return false;
     in->end = in->p + len;
     rd->base_gid = mim_read_u32(in);
     rd->last_gid = mim_read_u32(in);

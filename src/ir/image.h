@@ -24,15 +24,17 @@ void mim_bytes_u32(MimBytes *b, uint32_t x);
 void mim_bytes_u64(MimBytes *b, uint64_t x);
 void mim_bytes_str(MimBytes *b, const char *s); /* NULL allowed */
 
-/* A 64-bit checksum of n bytes (not cryptographic: it catches damage). */
-uint64_t mim_bytes_checksum(const uint8_t *p, size_t n);
-
 typedef struct MimByteReader {
     const uint8_t *p, *end;
     bool ok; /* false once a read ran past the end or met a bad value */
 } MimByteReader;
 
-uint32_t mim_read_u32(MimByteReader *r);
+/* A LEB128 number; most are below 128, read here without a call. */
+uint32_t mim_read_u32_long(MimByteReader *r);
+static inline uint32_t mim_read_u32(MimByteReader *r) {
+    if (r->p < r->end && *r->p < 0x80) return *r->p++;
+    return mim_read_u32_long(r);
+}
 uint64_t mim_read_u64(MimByteReader *r);
 /* A string written by mim_bytes_str, interned in w (NULL stays NULL). */
 MimSym mim_read_sym(MimByteReader *r, MimWorld *w);

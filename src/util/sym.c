@@ -5,10 +5,27 @@
 
 #include <string.h>
 
+/* Eight bytes at a time (names, interface texts and whole images are
+ * hashed on every run), the last word padded with zeros; the length goes
+ * into the final mix, so padding cannot collide with real zeros. */
+static uint64_t hash_word(uint64_t h, uint64_t x) {
+    h = (h ^ x) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
 uint64_t mim_hash_bytes(const void *p, size_t n) {
-    const unsigned char *s = p; /* FNV-1a, then a final mix */
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) h = (h ^ s[i]) * 0x100000001b3ull;
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ull, x;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        h = hash_word(h, x);
+    }
+    if (i < n) {
+        x = 0;
+        memcpy(&x, s + i, n - i);
+        h = hash_word(h, x);
+    }
     return mim_hash_mix(h, n);
 }
 

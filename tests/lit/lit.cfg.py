@@ -12,6 +12,7 @@ build = lit_config.params.get("build", os.path.join(config.test_source_root, "..
 llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-14/bin")
 config.test_exec_root = os.path.join(build, "lit")
 
+config.substitutions.append(("%mim-prelude", os.path.join(build, "bin", "mim-prelude")))
 config.substitutions.append(("%mim", os.path.join(build, "bin", "mim")))
 config.substitutions.append(("%plugdir", os.path.join(build, "lib", "mim")))
 config.substitutions.append(("%plugins", os.path.join(config.test_source_root, "..", "..", "plugins")))
