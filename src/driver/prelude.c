@@ -94,9 +94,9 @@ static const char libmim_anchor; /* an address inside libmim */
 /* The linker's symbol for libmim's own ELF header (weak: 0 without it). */
 extern const ElfW(Ehdr) __ehdr_start __attribute__((weak, visibility("hidden")));
 
-/* libmim's build, read from its own program headers: dl_iterate_phdr
- * would wait for the loader lock, which the CLI's main thread holds while
- * it opens the plugin libraries at the same time. */
+/* libmim's build, read from its own program headers rather than by a walk
+ * over every loaded library (dl_iterate_phdr, which also takes the
+ * loader's lock). */
 static uint64_t libmim_build(void) {
     const ElfW(Ehdr) *eh = &__ehdr_start;
     if (!eh) return build_of(&libmim_anchor);

@@ -1,7 +1,6 @@
 /* Front-end driver (see fe.h): file lookup on the search paths (language.md
  * §1, cli.md §2), parse-at-most-once by file identity, the list of opened
  * files, and the entry points for plugins, the input and binding. */
-#define _POSIX_C_SOURCE 200809L /* struct stat's nanosecond times */
 #include "fe/fe_impl.h"
 
 #include "util/sym.h"
@@ -10,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 
 MimFe *mim_fe_new(MimWorld *w, MimDiag *diag, const char *const *search_paths, size_t num_paths,
                   bool bootstrap) {
@@ -147,21 +149,52 @@ uint64_t mim_fe_stat_signature_(const struct stat *st) {
     return h | 1;
 }
 
-int64_t mim_fe_now_ns_(void) {
-    struct timespec t;
-    if (timespec_get(&t, TIME_UTC) != TIME_UTC) return 0;
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+struct timespec mim_fe_now_(void) {
+    struct timespec t = {0, 0};
+    if (timespec_get(&t, TIME_UTC) != TIME_UTC) t.tv_sec = 0, t.tv_nsec = 0;
+    return t;
 }
 
-/* File systems stamp changes with a coarse clock (a scheduler tick, up to
- * 10 ms behind the real-time clock): a change is "before t" only if it is
- * stamped well before. */
+/* Local file systems stamp changes with a coarse clock (a scheduler tick,
+ * up to 10 ms behind the real-time clock): a change is "before t" only if
+ * it is stamped well before. A change time with no nanoseconds is taken
+ * for a file system that stores whole seconds (ext4 with small inodes,
+ * HFS+, ...), where no slack below a second would do: never settled. */
 #define STAMP_SLACK_NS 100000000 /* 100 ms */
 
-bool mim_fe_changed_before_(const struct stat *st, int64_t t_ns) {
-    int64_t c = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
-    return t_ns > 0 && c < t_ns - STAMP_SLACK_NS;
+bool mim_fe_stamp_settled_(const struct stat *st, struct timespec read_at) {
+    struct timespec c = st->st_ctim;
+    if (read_at.tv_sec <= 1 || c.tv_nsec == 0 || c.tv_sec > read_at.tv_sec) return false;
+    if (c.tv_sec < read_at.tv_sec - 1) return true; /* more than a second before */
+    /* read_at.tv_sec - c.tv_sec is 0 or 1: no overflow */
+    int64_t gap = (int64_t)(read_at.tv_sec - c.tv_sec) * 1000000000 + (read_at.tv_nsec - c.tv_nsec);
+    return gap > STAMP_SLACK_NS;
 }
+
+/* File systems whose change times are local, in nanoseconds, and set by
+ * every write: network and FUSE file systems (server clocks, attribute
+ * caches) and FAT (its "ctime" is the creation time) are not among them. */
+bool mim_fe_local_fs_(const char *path) {
+#if defined(__linux__)
+    struct statfs fs;
+    if (statfs(path, &fs) != 0) return false;
+    switch ((unsigned long)fs.f_type) {
+    case 0xEF53ul:     /* ext2/3/4 */
+    case 0x01021994ul: /* tmpfs */
+    case 0x58465342ul: /* xfs */
+    case 0x9123683Eul: /* btrfs */
+    case 0x794C7630ul: /* overlayfs */
+    case 0xF2F52010ul: /* f2fs */
+        return true;
+    default: return false;
+    }
+#else
+    (void)path;
+    return false;
+#endif
+}
+
+static const MimLoc no_loc = {0};
 
 /* Whole file into a heap buffer; NULL if it cannot be read. */
 char *mim_fe_read_file_(const char *path, size_t *len) {
@@ -214,12 +247,14 @@ MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r) {
     m->skeleton = false;
     if (!text) { /* vouched for by its stat signature, never read: read now */
         text = mim_fe_read_file_(r->pub.path, &len);
-        if (!text) {
-            MimLoc at = {r->pub.path, {1, 1}, {1, 1}};
-            mim_diag_report(fe->diag, MIM_ERROR, at, "cannot read file \"%s\"", r->pub.path);
+        /* Parsed is what was vouched for, or nothing: the run's image key
+         * and module order were computed from that text. */
+        if (!text || mim_hash_bytes(text, len) != m->text_hash) {
+            mim_diag_report(fe->diag, MIM_ERROR, no_loc, "file \"%s\" %s while mim was running", r->pub.path,
+                            text ? "changed" : "became unreadable");
+            free(text);
             text = mim_xcalloc(1, 1), len = 0;
         }
-        m->text_hash = mim_hash_bytes(text, len); /* keys images by what is parsed */
     }
     MimAstModule *parsed = mim_parse_module_(fe, r->pub.path, text, len, NULL);
     free(text);
@@ -267,7 +302,7 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
         }
     }
     size_t len = 0;
-    int64_t read_at = mim_fe_now_ns_();
+    struct timespec read_at = mim_fe_now_();
     char *text = mim_fe_read_file_(path, &len);
     if (!text) {
         mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
@@ -281,7 +316,8 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
     r->has_id = found;
     r->dev = st.st_dev;
     r->ino = st.st_ino;
-    r->read_at_ns = read_at;
+    r->read_at = read_at;
+    r->pre_read_sig = found ? mim_fe_stat_signature_(&st) : 0;
     free(path);
     request_plugin(fe, r, kw);
     MimAstModule *m = parse_rec(fe, r, text, len, is_input ? fe->md : NULL);
@@ -294,7 +330,6 @@ MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc) 
     return open_module(fe, kw, name, loc, false, &existing);
 }
 
-static const MimLoc no_loc = {0};
 
 MimAstModule *mim_fe_parse_plugin(MimFe *fe, const char *name) {
     if (fe->fatal) return NULL;

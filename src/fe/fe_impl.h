@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 typedef struct MimFeFileRec {
     MimFeFile pub;
@@ -18,7 +19,8 @@ typedef struct MimFeFileRec {
     char *text; /* a skeleton module's source, kept until it is parsed after all
                  * (NULL: not read yet, its stat signature vouched for it) */
     size_t len;
-    int64_t read_at_ns; /* the real-time clock just before the text was read */
+    struct timespec read_at; /* the real-time clock just before the text was read */
+    uint64_t pre_read_sig;   /* its stat signature just before that (0: none) */
 } MimFeFileRec;
 
 typedef struct MimScopeEntry {
@@ -83,11 +85,14 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
 char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
 MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);
 char *mim_fe_read_file_(const char *path, size_t *len);
-/* fe.c: a file's identity, size and change times as one number (never 0),
- * and the clock it is compared with (skeleton.c). */
+/* fe.c, for skeleton.c: a file's identity, size and change times as one
+ * number (never 0); whether its last change is stamped safely before
+ * read_at (the real-time clock when its text was read); whether the file
+ * system of path keeps local, nanosecond change times. */
 uint64_t mim_fe_stat_signature_(const struct stat *st);
-int64_t mim_fe_now_ns_(void);
-bool mim_fe_changed_before_(const struct stat *st, int64_t t_ns);
+struct timespec mim_fe_now_(void);
+bool mim_fe_stamp_settled_(const struct stat *st, struct timespec read_at);
+bool mim_fe_local_fs_(const char *path);
 /* Parses skeleton record r now (its module object stays the same). */
 MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r);
 

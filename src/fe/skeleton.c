@@ -112,16 +112,19 @@ static bool scope_reproduced(const MimFe *fe, const BinderList *walk) {
 }
 
 /* The stat signature a run may trust instead of reading and hashing the
- * file again, or 0. Only for a file last changed well before its text was
- * read: a change made while (or just after) it was read could carry the
- * same time stamp as the text that was hashed (the "racy file" problem of
- * version control systems). */
+ * file again, or 0. The signature is the one taken just before the text
+ * was read, and the file must be unchanged since (the same signature now),
+ * last changed well before the read (a change made while or just after it
+ * was read could carry the same time stamp: the "racy file" problem of
+ * version control systems), on a file system whose change times can be
+ * relied on. */
 static uint64_t settled_signature(const MimFeFileRec *r) {
     struct stat st;
-    if (stat(r->pub.path, &st) != 0 || st.st_dev != r->dev || st.st_ino != r->ino ||
-        !mim_fe_changed_before_(&st, r->read_at_ns))
+    if (!r->pre_read_sig || stat(r->pub.path, &st) != 0 || st.st_dev != r->dev || st.st_ino != r->ino ||
+        mim_fe_stat_signature_(&st) != r->pre_read_sig || !mim_fe_stamp_settled_(&st, r->read_at) ||
+        !mim_fe_local_fs_(r->pub.path))
         return 0;
-    return mim_fe_stat_signature_(&st);
+    return r->pre_read_sig;
 }
 
 bool mim_fe_write_skeleton(const MimFe *fe, size_t n, MimBytes *out) {

@@ -3,6 +3,7 @@
  * values are derived from language.md / semantics.md §12 / output-format.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "fe/fe.h"
+#include "fe/fe_impl.h"
 #include "fe/lexer.h"
 #include "mim/world.h"
 #include "unit.h"
@@ -974,7 +975,38 @@ static void test_plugin_files(void) {
     }
 }
 
+/* The racy-file rule of stat signatures (fe.c): a change time counts as
+ * settled only if stamped more than 100 ms before the text was read, with
+ * nanoseconds (not a whole-second file system), and never after it. */
+static void test_stamp_settled(void) {
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    struct timespec read_at = {1000000, 500000000};
+    st.st_ctim = (struct timespec){1000000, 450000000}; /* 50 ms before */
+    CHECK(!mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){1000000, 350000000}; /* 150 ms before */
+    CHECK(mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){999999, 950000000}; /* 550 ms, across a second */
+    CHECK(mim_fe_stamp_settled_(&st, read_at));
+    read_at = (struct timespec){1000000, 0};
+    st.st_ctim = (struct timespec){999999, 950000000}; /* 50 ms, across a second */
+    CHECK(!mim_fe_stamp_settled_(&st, read_at));
+    read_at = (struct timespec){1000000, 500000000};
+    st.st_ctim = (struct timespec){1000001, 1}; /* after the read */
+    CHECK(!mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){999000, 0}; /* whole seconds: not trusted */
+    CHECK(!mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){999000, 1};
+    CHECK(mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){INT64_MIN + 1, 1}; /* absurd stamps do not overflow */
+    CHECK(mim_fe_stamp_settled_(&st, read_at));
+    st.st_ctim = (struct timespec){INT64_MAX, 1};
+    CHECK(!mim_fe_stamp_settled_(&st, read_at));
+    CHECK(!mim_fe_stamp_settled_(&st, (struct timespec){0, 0})); /* no clock */
+}
+
 int main(void) {
+    RUN(test_stamp_settled);
     RUN(test_alternatives);
     RUN(test_keywords);
     RUN(test_identifier_text);
