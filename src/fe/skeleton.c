@@ -120,9 +120,9 @@ static bool scope_reproduced(const MimFe *fe, const BinderList *walk) {
  * relied on. */
 static uint64_t settled_signature(const MimFeFileRec *r) {
     struct stat st;
-    if (!r->pre_read_sig || stat(r->pub.path, &st) != 0 || st.st_dev != r->dev || st.st_ino != r->ino ||
-        mim_fe_stat_signature_(&st) != r->pre_read_sig || !mim_fe_stamp_settled_(&st, r->read_at) ||
-        !mim_fe_local_fs_(r->pub.path))
+    /* the signature covers device and inode: a replaced file differs */
+    if (!r->pre_read_sig || stat(r->pub.path, &st) != 0 || mim_fe_stat_signature_(&st) != r->pre_read_sig ||
+        !mim_fe_stamp_settled_(&st, r->read_at) || !mim_fe_local_fs_(r->pub.path))
         return 0;
     return r->pre_read_sig;
 }
