@@ -284,6 +284,10 @@ int mim_run(const MimOptions *o, FILE *err) {
     r.o = o;
     r.err = err;
     int code = run(&r);
+    close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);
+    close_output(&r.ll), close_output(&r.md), close_output(&r.mim);
+    fflush(stdout);
+    if (o->exiting) return code; /* the process exit frees the rest */
     if (r.fe) mim_fe_free(r.fe);
     if (r.world) mim_world_free(r.world);
     for (size_t i = 0; i < r.num_imports; ++i) free(r.imports[i]);
@@ -291,8 +295,5 @@ int mim_run(const MimOptions *o, FILE *err) {
     mim_registry_free(&r.plugins); /* after the Worlds: they hold normalizer pointers */
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);
-    close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);
-    close_output(&r.ll), close_output(&r.md), close_output(&r.mim);
-    fflush(stdout);
     return code;
 }
