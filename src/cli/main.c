@@ -10,16 +10,18 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-/* AddressSanitizer warns on stderr about swapcontext (and may report false
- * positives after it): sanitized builds run the compiler on a thread. */
+/* Whether AddressSanitizer (and its leak checker) watches this build. It
+ * warns on stderr about swapcontext (and may report false positives after
+ * it), so such a build runs the compiler on a thread; and it reports what is
+ * not freed, so such a build frees everything before exiting. */
 #if defined(__SANITIZE_ADDRESS__)
-#define STACK_ON_THREAD 1
+#define ASAN_BUILD 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define STACK_ON_THREAD 1
+#define ASAN_BUILD 1
 #endif
 #endif
-#ifdef STACK_ON_THREAD
+#ifdef ASAN_BUILD
 #include <pthread.h>
 #else
 #include <ucontext.h>
@@ -304,7 +306,7 @@ typedef struct Job {
 
 static void run_job(Job *job) { job->result = mim_run(job->opts, stderr); }
 
-#ifdef STACK_ON_THREAD
+#ifdef ASAN_BUILD
 static void *thread_entry(void *job) {
     run_job(job);
     return NULL;
@@ -431,8 +433,8 @@ int main(int argc, char **argv) {
     if (r == 1) return 1;
     warm_heap();
     /* Like other compilers, the command leaves its memory to the process
-     * exit; a sanitizer build frees it all for the leak checker. */
-#if !defined(MIM_FREE_AT_EXIT)
+     * exit; an ASan build frees it all for the leak checker. */
+#if !defined(ASAN_BUILD)
     o.exiting = true;
 #endif
     return run_with_big_stack(&o);
