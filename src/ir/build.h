@@ -31,6 +31,10 @@ void mim_note(MimWorld *w, const char *fmt, ...) MIM_PRINTF(2, 3);
  * normalization, no checks. type may be NULL only for Univ and Type. */
 MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
                   MimDef *const *ops, size_t n);
+/* Enters d, an immutable built outside mim_unify (a node read from an
+ * image: type and operands final, in the World), into the hash table with
+ * its hash; false if an equal node is there. Gids are left alone. */
+bool mim_world_enter(MimWorld *w, MimDef *d);
 /* A fresh mutable with n unset operands (NULL while frozen). */
 MimDef *mim_alloc_mut(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n);
 /* Dependency bits of a node from its kind, type and operands (def.c). */

@@ -1,32 +1,49 @@
-/* World images (image.h). Layout: magic, body length and checksum, then the
- * body: gid counters, the ids of the axioms that need normalizers, the nodes
- * in gid order, the externals, the annexes, the reduction cache and the
- * World's counters. Nodes refer to each other by position in the image + 1
- * (0 = none); numbers are LEB128 varints; strings are written once and then
- * referred to by number. Reading streams through the body once, touching
- * little memory besides the nodes it builds (page faults dominate start-up
- * on some machines): immutables are re-hash-consed in gid order with their
- * recorded gids, so the hash table ends up exactly as it was; mutables are
- * allocated in place and filled in a second round, because their operands
- * and final types may come later. */
+/* World images (image.h) as relocatable snapshots.
+ *
+ * Layout: a fixed header (magic, the node layout of this build, the lengths
+ * and checksums of the two parts), then the *meta* part, a stream of LEB128
+ * numbers: gid counters, the ids of the axioms that need normalizers, the
+ * strings, the builtins the image names, the externals, the annexes, the
+ * reduction cache and the World's counters; then the *block*: every other
+ * node in gid order, laid out exactly as the World's arena holds it
+ * (MimDef, operands, MimMutExt, a Sigma's field names), except that node
+ * references hold node numbers (position in gid order + 1, builtins first;
+ * 0 = none) and names hold string numbers.
+ *
+ * Reading copies the block into the World's arena in one go (the driver
+ * reads it from the file straight into place) and relocates it where it
+ * lies: numbers become addresses, hashes and dependencies are recomputed,
+ * immutables enter the hash table. Decoding a stream record by record cost
+ * ~400 instructions per node; relocating costs a fraction of that. Every
+ * record is checked before the World changes (kinds, operand counts,
+ * references in range and, for immutables, backwards, a variable's binder,
+ * an application's axiom): a forged image with a fitting checksum is
+ * refused without a trace, except one holding two equal immutables, found
+ * only while entering them into the hash table. The header pins the node
+ * layout; the prelude key pins the build of libmim besides. */
 #include "ir/image.h"
 
 #include "ir/build.h"
 #include "ir/check.h"
 #include "mim/ptrmap.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define IMAGE_MAGIC 0x31474d494d494dull /* "MIMIMG1" */
+#define IMAGE_MAGIC 0x32474d494d494dull /* "MIMIMG2" */
+#define HEADER_WORDS 6                  /* magic, layout, meta and block lengths, their checksums */
 
-enum {
-    BIT_MUT = 1,
-    BIT_EXTERNAL = 2,
-    BIT_VAR_MADE = 4,
-    BIT_NORM = 8,   /* an axiom that had a normalizer */
-    BIT_FIELDS = 16 /* a mutable Sigma with field names */
-};
+/* Pointers are stored as numbers in their own slots. */
+_Static_assert(sizeof(uintptr_t) == sizeof(void *), "a slot holds a number");
+_Static_assert(sizeof(MimDef) % sizeof(void *) == 0, "records stay aligned");
+
+/* What a record's layout depends on: an image of another layout is refused. */
+static uint64_t node_layout(void) {
+    return (uint64_t)sizeof(MimDef) | (uint64_t)offsetof(MimDef, name) << 12 |
+           (uint64_t)offsetof(MimDef, u) << 24 | (uint64_t)sizeof(MimMutExt) << 36 |
+           (uint64_t)offsetof(MimDef, loc) << 48;
+}
 
 /* ---- bytes ----------------------------------------------------------------- */
 
@@ -117,13 +134,13 @@ MimSym mim_read_sym(MimByteReader *r, MimWorld *w) {
 
 typedef struct Writer {
     MimWorld *w;
-    MimBytes *out;
     MimPtrMap seen;            /* node -> itself */
     MIM_VEC(MimDef *) nodes;   /* collection stack, then the sorted nodes */
     MIM_VEC(MimDef *) pending; /* not yet expanded */
-    MimPtrMap strs;            /* sym -> number + 1 */
-    MimPtrMap index;           /* node -> its reference (position + 1) */
-    uint32_t num_strs;
+    MimPtrMap index;           /* node -> its number */
+    MimPtrMap str_index;       /* string -> its number */
+    MIM_VEC(MimSym) strs;      /* by number - 1 */
+    MimBytes block, rest;      /* the block; the meta part after the strings */
 } Writer;
 
 static void collect(Writer *wr, MimDef *d) {
@@ -146,26 +163,19 @@ static int by_gid(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* A string: its number if written before, else a fresh number and the text. */
-static void put_sym(Writer *wr, MimSym s) {
-    if (!s) {
-        mim_bytes_u32(wr->out, 0);
-        return;
-    }
-    void **slot = mim_ptrmap_find(&wr->strs, s);
-    if (slot) {
-        mim_bytes_u32(wr->out, (uint32_t)(uintptr_t)*slot);
-        return;
-    }
-    mim_ptrmap_put(&wr->strs, s, (void *)(uintptr_t)++wr->num_strs);
-    mim_bytes_u32(wr->out, UINT32_MAX);
-    mim_bytes_str(wr->out, s);
-}
-
-
-/* A node reference: its position in the image + 1 (0 = none). */
+/* A node's number: its position in gid order + 1 (0 = none). */
 static uint32_t ref_of(Writer *wr, const MimDef *d) {
     return d ? (uint32_t)(uintptr_t)mim_ptrmap_get(&wr->index, d) : 0;
+}
+
+/* A string's number (0 = none), numbered in order of first use. */
+static uint32_t str_of(Writer *wr, MimSym s) {
+    if (!s) return 0;
+    void **slot = mim_ptrmap_find(&wr->str_index, s);
+    if (slot) return (uint32_t)(uintptr_t)*slot;
+    mim_vec_push(&wr->strs, s);
+    mim_ptrmap_put(&wr->str_index, s, (void *)(uintptr_t)wr->strs.len);
+    return (uint32_t)wr->strs.len;
 }
 
 static void put_u64v(MimBytes *b, uint64_t x) {
@@ -175,34 +185,51 @@ static void put_u64v(MimBytes *b, uint64_t x) {
     } while (x);
 }
 
-static void put_loc(Writer *wr, MimLoc l) {
-    put_sym(wr, l.file);
-    mim_bytes_u32(wr->out, l.begin.row), mim_bytes_u32(wr->out, l.begin.col);
-    mim_bytes_u32(wr->out, l.end.row), mim_bytes_u32(wr->out, l.end.col);
+static void put_loc(Writer *wr, MimBytes *b, MimLoc l) {
+    mim_bytes_u32(b, str_of(wr, l.file));
+    mim_bytes_u32(b, l.begin.row), mim_bytes_u32(b, l.begin.col);
+    mim_bytes_u32(b, l.end.row), mim_bytes_u32(b, l.end.col);
 }
 
-static void put_node(Writer *wr, const MimDef *d, uint32_t prev_gid) {
-    MimBytes *o = wr->out;
-    bool fields = d->is_mut && d->node == MIM_SIGMA && mim_mut_ext(d)->fields;
-    uint8_t bits = (uint8_t)((d->is_mut ? BIT_MUT : 0) | (d->is_external ? BIT_EXTERNAL : 0) |
-                             (d->var_made ? BIT_VAR_MADE : 0) | (fields ? BIT_FIELDS : 0) |
-                             (d->node == MIM_AXIOM && d->u.ax.norm ? BIT_NORM : 0));
-    mim_bytes_u32(o, d->gid - prev_gid);
-    put_u8(o, d->node);
-    put_u8(o, bits);
-    put_u8(o, d->dep);
-    put_u8(o, d->curry);
-    put_u8(o, d->trip);
-    put_u64v(o, d->flags);
-    put_sym(wr, d->name);
-    put_loc(wr, d->loc);
-    mim_bytes_u32(o, ref_of(wr, d->type));
-    mim_bytes_u32(o, d->num_ops);
-    for (uint32_t i = 0; i < d->num_ops; ++i) mim_bytes_u32(o, ref_of(wr, d->ops[i]));
-    if (d->is_mut) mim_bytes_u32(o, ref_of(wr, mim_mut_ext(d)->var));
-    else if (d->node == MIM_APP) mim_bytes_u32(o, ref_of(wr, d->u.app.axiom));
-    if (fields)
-        for (uint32_t i = 0; i < d->num_ops; ++i) put_sym(wr, mim_mut_ext(d)->fields[i]);
+/* A number in a pointer's slot of a record. */
+static void put_slot(void *slot, uintptr_t x) { memcpy(slot, &x, sizeof x); }
+
+static MimSym *fields_of(const MimDef *d) {
+    return d->is_mut && d->node == MIM_SIGMA ? mim_mut_ext(d)->fields : NULL;
+}
+
+/* A node's record: its bytes as the arena holds them, references and names
+ * replaced by numbers, what reading recomputes or clears zeroed. */
+static void put_record(Writer *wr, const MimDef *d) {
+    MimSym *fields = fields_of(d);
+    size_t ops_end = sizeof(MimDef) + d->num_ops * sizeof(MimDef *), size = ops_end;
+    if (d->is_mut) size += sizeof(MimMutExt) + (fields ? d->num_ops * sizeof(MimSym) : 0);
+    size_t at = wr->block.len;
+    mim_vec_reserve(&wr->block, at + size);
+    wr->block.len += size;
+    char *p = (char *)wr->block.data + at;
+    memset(p, 0, size);
+    MimDef *r = (MimDef *)(void *)p;
+    r->flags = d->flags;
+    r->gid = d->gid;
+    r->num_ops = d->num_ops;
+    r->node = d->node;
+    r->dep = d->is_mut ? d->dep : 0; /* an immutable's is computed from its operands */
+    r->is_mut = d->is_mut, r->is_external = d->is_external, r->var_made = d->var_made;
+    r->curry = d->curry, r->trip = d->trip;
+    r->loc = d->loc;
+    put_slot(&r->type, ref_of(wr, d->type));
+    put_slot(&r->name, str_of(wr, d->name));
+    put_slot(&r->loc.file, str_of(wr, d->loc.file));
+    if (d->node == MIM_APP && !d->is_mut) put_slot(&r->u, ref_of(wr, d->u.app.axiom));
+    else if (d->node == MIM_AXIOM) put_slot(&r->u, d->u.ax.norm != NULL);
+    for (uint32_t i = 0; i < d->num_ops; ++i) put_slot(&r->ops[i], ref_of(wr, d->ops[i]));
+    if (!d->is_mut) return;
+    MimMutExt *e = (MimMutExt *)(void *)(p + ops_end);
+    put_slot(&e->var, ref_of(wr, mim_mut_ext(d)->var));
+    put_slot(&e->fields, fields != NULL);
+    MimSym *f = (MimSym *)(void *)(e + 1);
+    for (uint32_t i = 0; fields && i < d->num_ops; ++i) put_slot(&f[i], str_of(wr, fields[i]));
 }
 
 /* The reduction cache in a deterministic order (by binder and argument gid). */
@@ -251,9 +278,9 @@ static size_t generations(MimWorld *w, MimPtrMapSlot **out) {
     return n;
 }
 
-static void write_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSlot *gs, size_t num_gens) {
+static void put_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSlot *gs, size_t num_gens) {
     MimWorld *w = wr->w;
-    MimBytes *out = wr->out;
+    MimBytes *out = &wr->rest;
     mim_bytes_u32(out, (uint32_t)w->externals.len);
     for (size_t i = 0; i < w->externals.len; ++i) mim_bytes_u32(out, ref_of(wr, w->externals.data[i]));
     mim_bytes_u32(out, (uint32_t)w->annexes.len);
@@ -275,62 +302,87 @@ static void write_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSl
     }
     put_u64v(out, w->mutations);
     put_u64v(out, w->mut_epoch);
-    put_loc(wr, w->loc);
+    put_loc(wr, out, w->loc);
+    mim_bytes_u64(out, IMAGE_MAGIC);
+}
+
+/* Every node the image holds, sorted by gid and numbered. */
+static void collect_all(Writer *wr, MimDef *const *roots, size_t num_roots, Reduct *rs, size_t num_reducts,
+                        MimPtrMapSlot *gs, size_t num_gens) {
+    MimWorld *w = wr->w;
+    MimHashSet *t = &w->table;
+    for (size_t i = 0; i < t->cap; ++i) collect(wr, mim_table_at(t, i));
+    for (size_t i = 0; i < w->externals.len; ++i) collect(wr, w->externals.data[i]);
+    for (size_t i = 0; i < w->annexes.len; ++i) collect(wr, w->annexes.data[i].def);
+    for (size_t i = 0; i < num_roots; ++i) collect(wr, roots[i]);
+    for (size_t i = 0; i < num_reducts; ++i) {
+        collect(wr, rs[i].binder), collect(wr, rs[i].arg);
+        for (size_t k = 0; k < rs[i].n; ++k) collect(wr, rs[i].ops[k]);
+    }
+    for (size_t i = 0; i < num_gens; ++i) collect(wr, (MimDef *)gs[i].key);
+    expand(wr);
+    qsort(wr->nodes.data, wr->nodes.len, sizeof *wr->nodes.data, by_gid);
+    for (size_t i = 0; i < wr->nodes.len; ++i) mim_ptrmap_put(&wr->index, wr->nodes.data[i], (void *)(uintptr_t)(i + 1));
 }
 
 void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimBytes *out,
                      uint32_t *root_refs) {
-    Writer wr = {.w = w, .out = out};
-    MimHashSet *t = &w->table;
-    for (size_t i = 0; i < t->cap; ++i) collect(&wr, mim_table_at(t, i));
-    for (size_t i = 0; i < w->externals.len; ++i) collect(&wr, w->externals.data[i]);
-    for (size_t i = 0; i < w->annexes.len; ++i) collect(&wr, w->annexes.data[i].def);
-    for (size_t i = 0; i < num_roots; ++i) collect(&wr, roots[i]);
+    Writer wr = {.w = w};
     Reduct *rs;
     size_t num_reducts = reducts(w, &rs);
-    for (size_t i = 0; i < num_reducts; ++i) {
-        collect(&wr, rs[i].binder), collect(&wr, rs[i].arg);
-        for (size_t k = 0; k < rs[i].n; ++k) collect(&wr, rs[i].ops[k]);
-    }
     MimPtrMapSlot *gs;
     size_t num_gens = generations(w, &gs);
-    for (size_t i = 0; i < num_gens; ++i) collect(&wr, (MimDef *)gs[i].key);
-    expand(&wr);
-    qsort(wr.nodes.data, wr.nodes.len, sizeof *wr.nodes.data, by_gid);
-    for (size_t i = 0; i < wr.nodes.len; ++i) mim_ptrmap_put(&wr.index, wr.nodes.data[i], (void *)(uintptr_t)(i + 1));
+    collect_all(&wr, roots, num_roots, rs, num_reducts, gs, num_gens);
     for (size_t i = 0; i < num_roots; ++i) root_refs[i] = ref_of(&wr, roots[i]);
 
     MimWorld *fresh = mim_world_new(); /* where w began: its builtins only */
     uint32_t base_gid = fresh->gid;
     mim_world_free(fresh);
-    mim_bytes_u64(out, IMAGE_MAGIC);
-    size_t sums = out->len; /* body length and checksum, patched below */
-    mim_bytes_u64(out, 0), mim_bytes_u64(out, 0);
-    size_t body = out->len;
-    mim_bytes_u32(out, base_gid);
-    mim_bytes_u32(out, w->gid);
-    mim_bytes_u32(out, (uint32_t)wr.nodes.len);
-    uint32_t num_norms = 0;
-    for (size_t i = 0; i < wr.nodes.len; ++i)
-        num_norms += wr.nodes.data[i]->node == MIM_AXIOM && wr.nodes.data[i]->u.ax.norm;
-    mim_bytes_u32(out, num_norms);
-    for (size_t i = 0; i < wr.nodes.len; ++i)
-        if (wr.nodes.data[i]->node == MIM_AXIOM && wr.nodes.data[i]->u.ax.norm) put_u64v(out, wr.nodes.data[i]->flags);
-    uint32_t prev = 0;
+    uint32_t num_builtins = 0, num_norms = 0;
     for (size_t i = 0; i < wr.nodes.len; ++i) {
-        put_node(&wr, wr.nodes.data[i], prev);
-        prev = wr.nodes.data[i]->gid;
+        const MimDef *d = wr.nodes.data[i];
+        if (d->gid <= base_gid) { /* a builtin: already in every World, maybe named since */
+            ++num_builtins;
+            mim_bytes_u32(&wr.rest, d->gid);
+            put_u8(&wr.rest, d->node);
+            mim_bytes_u32(&wr.rest, str_of(&wr, d->name));
+            put_loc(&wr, &wr.rest, d->loc);
+        } else {
+            put_record(&wr, d);
+        }
+        num_norms += d->node == MIM_AXIOM && d->u.ax.norm;
     }
-    write_tables(&wr, rs, num_reducts, gs, num_gens);
+    put_tables(&wr, rs, num_reducts, gs, num_gens);
+
+    MimBytes meta = {0};
+    mim_bytes_u32(&meta, base_gid);
+    mim_bytes_u32(&meta, w->gid);
+    mim_bytes_u32(&meta, (uint32_t)wr.nodes.len);
+    mim_bytes_u32(&meta, num_builtins);
+    mim_bytes_u32(&meta, num_norms);
+    for (size_t i = 0; i < wr.nodes.len; ++i)
+        if (wr.nodes.data[i]->node == MIM_AXIOM && wr.nodes.data[i]->u.ax.norm) put_u64v(&meta, wr.nodes.data[i]->flags);
+    mim_bytes_u32(&meta, (uint32_t)wr.strs.len);
+    for (size_t i = 0; i < wr.strs.len; ++i) mim_bytes_str(&meta, wr.strs.data[i]);
+    put(&meta, wr.rest.data, wr.rest.len);
+
     mim_bytes_u64(out, IMAGE_MAGIC);
-    uint64_t len = out->len - body, sum = mim_hash_bytes(out->data + body, out->len - body);
-    memcpy(out->data + sums, &len, 8);
-    memcpy(out->data + sums + 8, &sum, 8);
+    mim_bytes_u64(out, node_layout());
+    mim_bytes_u64(out, meta.len);
+    mim_bytes_u64(out, wr.block.len);
+    mim_bytes_u64(out, mim_checksum(meta.data, meta.len));
+    mim_bytes_u64(out, mim_checksum(wr.block.data, wr.block.len));
+    put(out, meta.data, meta.len);
+    put(out, wr.block.data, wr.block.len);
 
     free(rs);
     free(gs);
+    mim_vec_free(&meta);
+    mim_vec_free(&wr.block);
+    mim_vec_free(&wr.rest);
+    mim_vec_free(&wr.strs);
     mim_ptrmap_free(&wr.seen);
-    mim_ptrmap_free(&wr.strs);
+    mim_ptrmap_free(&wr.str_index);
     mim_ptrmap_free(&wr.index);
     mim_vec_free(&wr.nodes);
     mim_vec_free(&wr.pending);
@@ -338,57 +390,77 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
 
 /* ---- reading ------------------------------------------------------------------ */
 
-/* What round 2 needs of a mutable: everything else is set in round 1. */
-typedef struct MutRec {
-    uint32_t index, type, ops, num_ops, var, fields; /* ops/fields: into Reader.refs/field_syms */
-    uint8_t bits;
-} MutRec;
+bool mim_byte_reader_read(void *reader, void *dst, size_t n) {
+    const uint8_t *p = take(reader, n);
+    if (p && n) memcpy(dst, p, n);
+    return p != NULL;
+}
+
+MimImageSource mim_image_source_bytes(MimByteReader *r) {
+    return (MimImageSource){mim_byte_reader_read, r, r->ok ? (uint64_t)(r->end - r->p) : 0};
+}
+
+/* A builtin the image names: applied only once everything is checked. */
+typedef struct Named {
+    MimDef *def;
+    MimSym name;
+    MimLoc loc;
+} Named;
 
 typedef struct Reader {
-    MimByteReader *in;
     MimWorld *w;
     MimImageNormFn norm;
     void *user;
-    MIM_VEC(MimSym) strs;
-    MIM_VEC(MutRec) muts;
-    MIM_VEC(uint32_t) refs;
-    MIM_VEC(MimSym) field_syms;
-    MIM_VEC(MimDef *) scratch;
-    uint32_t base_gid, last_gid, num_nodes;
-    MimDef **nodes;    /* by reference: nodes[0] = NULL */
-    MimDef **builtins; /* by gid, up to base_gid */
+    MimByteReader in; /* the meta part, from the strings on */
+    uint8_t *meta;
+    char *block;
+    size_t block_len;
+    uint32_t base_gid, last_gid, num_nodes, num_builtins, num_strs;
+    MimSym *strs;  /* by number - 1 */
+    MimDef **nodes; /* by number: nodes[0] = NULL */
+    Named *named;   /* the builtins' names and locations */
 } Reader;
 
+/* The node numbered in the slot `slot`, a number below `limit`. */
+static bool take_ref(const Reader *rd, const void *slot, uint32_t limit, MimDef **out) {
+    uintptr_t x;
+    memcpy(&x, slot, sizeof x);
+    if (x >= limit) return false;
+    *out = rd->nodes[x];
+    return true;
+}
+
+/* The string numbered in the slot `slot`. */
+static bool take_sym(const Reader *rd, const void *slot, MimSym *out) {
+    uintptr_t x;
+    memcpy(&x, slot, sizeof x);
+    if (x > rd->num_strs) return false;
+    *out = x ? rd->strs[x - 1] : NULL;
+    return true;
+}
 
 static MimSym get_sym(Reader *rd) {
-    uint32_t k = mim_read_u32(rd->in);
-    if (k == 0) return NULL;
-    if (k == UINT32_MAX) {
-        MimSym s = mim_read_sym(rd->in, rd->w);
-        mim_vec_push(&rd->strs, s);
-        return s;
-    }
-    if (k > rd->strs.len) rd->in->ok = false;
-    return rd->in->ok ? rd->strs.data[k - 1] : NULL;
+    uint32_t x = mim_read_u32(&rd->in);
+    if (x <= rd->num_strs) return x ? rd->strs[x - 1] : NULL;
+    rd->in.ok = false;
+    return NULL;
 }
 
 static MimLoc get_loc(Reader *rd) {
     MimLoc l;
     l.file = get_sym(rd);
-    l.begin.row = mim_read_u32(rd->in), l.begin.col = mim_read_u32(rd->in);
-    l.end.row = mim_read_u32(rd->in), l.end.col = mim_read_u32(rd->in);
+    l.begin.row = mim_read_u32(&rd->in), l.begin.col = mim_read_u32(&rd->in);
+    l.end.row = mim_read_u32(&rd->in), l.end.col = mim_read_u32(&rd->in);
     return l;
 }
 
-/* A reference below `limit` (0 = none allowed), else the image is bad. */
-static uint32_t get_ref(Reader *rd, uint32_t limit) {
-    uint32_t r = mim_read_u32(rd->in);
-    if (r < limit) return r;
-    rd->in->ok = false;
-    return 0;
+/* A node number in the meta part: below `limit`, else the image is bad. */
+static MimDef *get_node(Reader *rd, uint32_t limit) {
+    uint32_t x = mim_read_u32(&rd->in);
+    if (x < limit) return rd->nodes[x];
+    rd->in.ok = false;
+    return NULL;
 }
-
-static MimDef *node_at(Reader *rd, uint32_t ref) { return rd->nodes[ref]; }
 
 /* The shapes the rest of the library relies on when it reads a node: which
  * kinds can be mutable, and how many operands a kind has (-1: any). A record
@@ -415,190 +487,253 @@ static bool shape_ok(uint8_t node, bool mut, uint32_t num_ops) {
     return n < 0 || (uint32_t)n == num_ops;
 }
 
-/* Round 1 for one record: an immutable is re-hash-consed with its own gid
- * (its references all point backwards), a mutable is allocated with a
- * stand-in type and noted for round 2. */
-static bool read_node(Reader *rd, uint32_t index, uint32_t *gid) {
-    MimByteReader *in = rd->in;
+/* The header, the meta part and what can be checked before building: the
+ * checksum, the World (builtins only), the normalizers, the counts. */
+static bool read_meta(Reader *rd, const MimImageSource *src, uint64_t *block_len, uint64_t *block_sum) {
+    uint64_t h[HEADER_WORDS];
+    if (src->size < sizeof h || !src->read(src->user, h, sizeof h)) return false;
+    uint64_t meta_len = h[2];
+    if (h[0] != IMAGE_MAGIC || h[1] != node_layout() || meta_len > src->size - sizeof h ||
+        h[3] != src->size - sizeof h - meta_len || h[3] % sizeof(void *)) /* exactly the source */
+        return false;
+    *block_len = h[3], *block_sum = h[5];
+    rd->meta = malloc(meta_len ? (size_t)meta_len : 1);
+    if (!rd->meta || !src->read(src->user, rd->meta, (size_t)meta_len) ||
+        mim_checksum(rd->meta, (size_t)meta_len) != h[4])
+        return false;
+    MimByteReader *in = &rd->in;
+    *in = (MimByteReader){rd->meta, rd->meta + meta_len, true};
+    rd->base_gid = mim_read_u32(in);
+    rd->last_gid = mim_read_u32(in);
+    rd->num_nodes = mim_read_u32(in);
+    rd->num_builtins = mim_read_u32(in);
     MimWorld *w = rd->w;
-    uint32_t delta = mim_read_u32(in);
-    if (delta == 0 || delta > rd->last_gid - *gid) return false; /* gids strictly increase */
-    *gid += delta;
-    uint8_t node = read_u8(in), bits = read_u8(in), dep = read_u8(in);
-    uint8_t curry = read_u8(in), trip = read_u8(in);
-    uint64_t flags = read_u64v(in);
-    MimSym name = get_sym(rd);
-    MimLoc loc = get_loc(rd);
-    bool mut = bits & BIT_MUT;
-    uint32_t limit = mut ? rd->num_nodes + 1 : index; /* immutables refer backwards */
-    uint32_t type = get_ref(rd, limit), num_ops = mim_read_u32(in);
-    if (!in->ok || !shape_ok(node, mut, num_ops) || num_ops > (size_t)(in->end - in->p)) return false;
-    uint32_t ops = (uint32_t)rd->refs.len;
-    for (uint32_t i = 0; i < num_ops; ++i) mim_vec_push(&rd->refs, get_ref(rd, limit));
-    uint32_t extra = mut || node == MIM_APP ? get_ref(rd, limit) : 0;
-    uint32_t fields = (uint32_t)rd->field_syms.len;
-    if (bits & BIT_FIELDS)
-        for (uint32_t i = 0; i < num_ops; ++i) mim_vec_push(&rd->field_syms, get_sym(rd));
-    if (!in->ok) return false;
+    uint32_t num_records = rd->num_nodes - rd->num_builtins;
+    if (!in->ok || rd->base_gid != w->gid || w->externals.len || w->annexes.len ||
+        rd->num_builtins > rd->num_nodes || rd->num_builtins > rd->base_gid ||
+        num_records > rd->last_gid - rd->base_gid || *block_len / sizeof(MimDef) < num_records)
+        return false;
+    uint32_t num_norms = mim_read_u32(in);
+    for (uint32_t i = 0; in->ok && i < num_norms; ++i)
+        if (!rd->norm || !rd->norm(rd->user, read_u64v(in))) return false;
+    rd->num_strs = mim_read_u32(in);
+    return in->ok && rd->num_strs <= (size_t)(in->end - in->p); /* a byte per string at least */
+}
 
-    MimDef *d;
-    if (*gid <= rd->base_gid) { /* a builtin: already there, named by emission */
-        d = rd->builtins[*gid];
-        if (!d || d->node != node || mut) return false;
-        d->name = name;
-        d->loc = loc;
-        rd->nodes[index] = d;
+/* The strings, interned; the builtins the image names, checked. */
+static bool read_strings_and_builtins(Reader *rd) {
+    MimByteReader *in = &rd->in;
+    rd->strs = malloc((rd->num_strs ? rd->num_strs : 1) * sizeof *rd->strs);
+    if (!rd->strs) return false;
+    for (uint32_t i = 0; in->ok && i < rd->num_strs; ++i) rd->strs[i] = mim_read_sym(in, rd->w);
+    MimDef **by_gid = calloc((size_t)rd->base_gid + 1, sizeof *by_gid);
+    rd->named = malloc((rd->num_builtins ? rd->num_builtins : 1) * sizeof *rd->named);
+    bool ok = in->ok && by_gid && rd->named;
+    MimHashSet *t = &rd->w->table;
+    for (size_t i = 0; ok && i < t->cap; ++i) {
+        MimDef *d = mim_table_at(t, i);
+        if (d && d->gid <= rd->base_gid) by_gid[d->gid] = d;
+    }
+    uint32_t gid = 0;
+    for (uint32_t k = 1; ok && k <= rd->num_builtins; ++k) {
+        uint32_t g = mim_read_u32(in);
+        uint8_t node = read_u8(in);
+        MimSym name = get_sym(rd);
+        MimLoc loc = get_loc(rd);
+        MimDef *d = g > gid && g <= rd->base_gid ? by_gid[g] : NULL;
+        ok = in->ok && d && d->node == node;
+        gid = g;
+        rd->nodes[k] = d;
+        rd->named[k - 1] = (Named){d, name, loc};
+    }
+    free(by_gid);
+    return ok;
+}
+
+/* Round 1: where each record begins (kinds, operand counts and gids checked). */
+static bool walk_block(Reader *rd) {
+    size_t off = 0, len = rd->block_len;
+    uint32_t k = rd->num_builtins, gid = rd->base_gid;
+    while (off < len) {
+        if (len - off < sizeof(MimDef) || k >= rd->num_nodes) return false;
+        MimDef *d = (MimDef *)(void *)(rd->block + off);
+        size_t size = sizeof(MimDef), room = len - off - size;
+        if (d->gid <= gid || d->gid > rd->last_gid || d->num_ops > room / sizeof(MimDef *) ||
+            !shape_ok(d->node, d->is_mut, d->num_ops))
+            return false;
+        gid = d->gid;
+        size += d->num_ops * sizeof(MimDef *);
+        if (d->is_mut) {
+            if (len - off - size < sizeof(MimMutExt)) return false;
+            uintptr_t fields;
+            memcpy(&fields, &((MimMutExt *)(void *)(rd->block + off + size))->fields, sizeof fields);
+            size += sizeof(MimMutExt);
+            if (fields > 1 || (fields && d->node != MIM_SIGMA)) return false;
+            if (fields && (len - off - size) / sizeof(MimSym) < d->num_ops) return false;
+            if (fields) size += d->num_ops * sizeof(MimSym);
+        }
+        rd->nodes[++k] = d;
+        off += size;
+    }
+    return k == rd->num_nodes;
+}
+
+/* What only some kinds keep in a record's union: an application's axiom, an
+ * axiom's "had a normalizer", nothing for the others. */
+static bool relocate_union(Reader *rd, MimDef *d, uint32_t limit) {
+    uintptr_t u;
+    memcpy(&u, &d->u, sizeof u);
+    memset(&d->u, 0, sizeof d->u);
+    switch ((MimNode)d->node) {
+    case MIM_APP: {
+        MimDef *ax;
+        if (!take_ref(rd, &u, limit, &ax)) return false;
+        if (ax && (ax->node != MIM_AXIOM || ax->is_mut)) return false;
+        d->u.app.axiom = ax;
         return true;
     }
-    w->gid = *gid - 1;
-    if (mut) {
-        if (!type) return false;
-        d = mim_alloc_mut(w, (MimNode)node, w->builtin.star, flags, num_ops);
-        mim_vec_push(&rd->muts, ((MutRec){index, type, ops, num_ops, extra, fields, bits}));
-    } else {
-        if (!type && node != MIM_UNIV && node != MIM_TYPE) return false;
-        rd->scratch.len = 0;
-        for (uint32_t i = 0; i < num_ops; ++i) {
-            MimDef *op = node_at(rd, rd->refs.data[ops + i]);
-            if (!op) return false;
-            mim_vec_push(&rd->scratch, op);
-        }
-        rd->refs.len = ops; /* an immutable's references are done with */
-        d = mim_unify(w, (MimNode)node, node_at(rd, type), flags, rd->scratch.data, num_ops);
+    case MIM_AXIOM:
+        if (u > 1) return false;
+        if (u && rd->norm) d->u.ax.norm = rd->norm(rd->user, d->flags);
+        return true;
+    case MIM_TYPE: d->u.ty.world = rd->w; return u == 0;
+    default: return u == 0;
     }
-    if (!d || d->gid != *gid) return false; /* a duplicate: the image lies */
-    if (mut) d->dep = dep; /* an immutable's was computed from its operands */
-    d->curry = curry, d->trip = trip;
-    d->name = name;
-    d->loc = loc;
-    if (node == MIM_AXIOM && !mut && (bits & BIT_NORM) && rd->norm) d->u.ax.norm = rd->norm(rd->user, flags);
-    if (node == MIM_VAR && !d->ops[0]->is_mut) return false; /* a variable's operand is its binder */
-    if (node == MIM_APP && !mut && extra) {
-        MimDef *ax = node_at(rd, extra);
-        if (!ax || ax->node != MIM_AXIOM || ax->is_mut) return false;
-        d->u.app.axiom = ax;
-    }
-    rd->nodes[index] = d;
-    return true;
 }
 
-/* Round 2: the mutables' types, operands, variables and field names. */
-static bool fill_mut(Reader *rd, const MutRec *m) {
-    MimDef *d = rd->nodes[m->index];
-    if (!(d->type = node_at(rd, m->type)) || d->type == d) return false;
-    for (uint32_t i = 0; i < m->num_ops; ++i) {
-        uint32_t r = rd->refs.data[m->ops + i];
-        if (r && !(d->ops[i] = node_at(rd, r))) return false;
+/* Round 2 for one record: numbers become addresses. An immutable refers
+ * only to nodes before it, so its dependencies can be computed at once. */
+static bool relocate(Reader *rd, uint32_t k) {
+    MimDef *d = rd->nodes[k];
+    bool mut = d->is_mut;
+    uint32_t limit = mut ? rd->num_nodes + 1 : k;
+    MimDef *x;
+    if (!take_ref(rd, &d->type, limit, &x)) return false;
+    d->type = x;
+    if (mut ? !x || x == d : !x && d->node != MIM_UNIV && d->node != MIM_TYPE) return false;
+    for (uint32_t i = 0; i < d->num_ops; ++i) {
+        if (!take_ref(rd, &d->ops[i], limit, &x) || (!x && !mut)) return false;
+        d->ops[i] = x;
     }
-    if (m->var) { /* its own variable: Var(d) */
-        MimDef *v = node_at(rd, m->var);
-        if (!v || v->node != MIM_VAR || v->is_mut || v->ops[0] != d) return false;
-        mim_mut_ext(d)->var = v;
+    if (!take_sym(rd, &d->name, &d->name) || !take_sym(rd, &d->loc.file, &d->loc.file) ||
+        !relocate_union(rd, d, limit))
+        return false;
+    d->scratch = 0, d->hash = 0, d->in_check = 0;
+    if (!mut) {
+        if (d->is_external || d->var_made) return false;
+        if (d->node == MIM_VAR && !d->ops[0]->is_mut) return false; /* a variable's operand is its binder */
+        d->dep = (uint8_t)mim_dep_compute(d);
+        return true;
     }
-    d->var_made = (m->bits & BIT_VAR_MADE) != 0;
-    d->is_external = (m->bits & BIT_EXTERNAL) != 0;
-    if (m->bits & BIT_FIELDS) {
-        MimSym *f = mim_arena_alloc(&rd->w->arena, m->num_ops * sizeof *f);
-        memcpy(f, rd->field_syms.data + m->fields, m->num_ops * sizeof *f);
-        mim_mut_ext(d)->fields = f;
+    MimMutExt *e = mim_mut_ext(d);
+    uintptr_t fields;
+    memcpy(&fields, &e->fields, sizeof fields);
+    e->fields = NULL, e->fv = NULL;
+    if (fields) {
+        MimSym *f = (MimSym *)(void *)(e + 1);
+        for (uint32_t i = 0; i < d->num_ops; ++i)
+            if (!take_sym(rd, &f[i], &f[i])) return false;
+        e->fields = f;
     }
     return true;
 }
 
-/* The tables after the nodes, applied as they are read. */
-static bool read_tables(Reader *rd) {
-    MimByteReader *in = rd->in;
+/* Round 3: a mutable's variable is its own Var (or none yet). */
+static bool relocate_var(Reader *rd, MimDef *d) {
+    MimMutExt *e = mim_mut_ext(d);
+    MimDef *v;
+    if (!take_ref(rd, &e->var, rd->num_nodes + 1, &v)) return false;
+    e->var = v;
+    return !v || (v->node == MIM_VAR && !v->is_mut && v->ops[0] == d);
+}
+
+/* The tables after the builtins: checked first (apply false), then applied. */
+static bool read_tables(Reader *rd, bool apply) {
+    MimByteReader *in = &rd->in;
     MimWorld *w = rd->w;
     uint32_t limit = rd->num_nodes + 1;
     uint32_t n = mim_read_u32(in);
     for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *d = node_at(rd, get_ref(rd, limit));
+        MimDef *d = get_node(rd, limit);
         if (!d || !d->is_mut) return false;
-        mim_vec_push(&w->externals, d);
+        if (apply) mim_vec_push(&w->externals, d);
     }
     n = mim_read_u32(in);
     for (uint32_t i = 0; in->ok && i < n; ++i) {
         uint64_t id = read_u64v(in);
-        MimDef *d = node_at(rd, get_ref(rd, limit));
+        MimDef *d = get_node(rd, limit);
         if (!d) return false;
-        mim_vec_push(&w->annexes, ((MimAnnexEntry){id, d}));
+        if (apply) mim_vec_push(&w->annexes, ((MimAnnexEntry){id, d}));
     }
     n = mim_read_u32(in);
+    MIM_VEC(MimDef *) ops = {0};
     for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *binder = node_at(rd, get_ref(rd, limit)), *arg = node_at(rd, get_ref(rd, limit));
+        MimDef *binder = get_node(rd, limit), *arg = get_node(rd, limit);
         uint64_t gen = read_u64v(in);
         uint32_t k = mim_read_u32(in);
-        if (k > (size_t)(in->end - in->p)) return false; /* a byte per reference at least */
-        rd->scratch.len = 0;
-        for (uint32_t j = 0; in->ok && j < k; ++j) mim_vec_push(&rd->scratch, node_at(rd, get_ref(rd, limit)));
-        if (!in->ok || !binder || !arg) return false;
-        mim_reduce_cache_put(w, binder, arg, (uintptr_t)gen, rd->scratch.data, k);
+        if (k > (size_t)(in->end - in->p)) in->ok = false; /* a byte per reference at least */
+        ops.len = 0;
+        for (uint32_t j = 0; in->ok && j < k; ++j) mim_vec_push(&ops, get_node(rd, limit));
+        if (!binder || !arg) in->ok = false;
+        if (in->ok && apply) mim_reduce_cache_put(w, binder, arg, (uintptr_t)gen, ops.data, k);
     }
+    mim_vec_free(&ops);
     n = mim_read_u32(in);
     for (uint32_t i = 0; in->ok && i < n; ++i) {
-        MimDef *binder = node_at(rd, get_ref(rd, limit));
+        MimDef *binder = get_node(rd, limit);
         uint64_t gen = read_u64v(in);
         if (!binder) return false;
-        mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
+        if (apply) mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
     }
-    w->mutations = read_u64v(in);
-    w->mut_epoch = read_u64v(in);
-    w->loc = get_loc(rd);
-    w->gid = rd->last_gid;
-    return in->ok && mim_read_u64(in) == IMAGE_MAGIC && in->p == in->end;
+    uint64_t mutations = read_u64v(in), mut_epoch = read_u64v(in);
+    MimLoc loc = get_loc(rd);
+    if (!in->ok || mim_read_u64(in) != IMAGE_MAGIC || in->p != in->end) return false;
+    if (apply) w->mutations = mutations, w->mut_epoch = mut_epoch, w->loc = loc, w->gid = rd->last_gid;
+    return true;
 }
 
-static void reader_free(Reader *rd) {
-    mim_vec_free(&rd->strs);
-    mim_vec_free(&rd->muts);
-    mim_vec_free(&rd->refs);
-    mim_vec_free(&rd->field_syms);
-    mim_vec_free(&rd->scratch);
-    free(rd->builtins);
-}
-
-/* Everything that can be checked before building: the checksum (a cut or
- * damaged image), the World (builtins only) and the normalizers. */
-static bool precheck(Reader *rd, MimImageNormFn norm, void *user) {
-    MimByteReader *in = rd->in;
-    if (mim_read_u64(in) != IMAGE_MAGIC) return false;
-    uint64_t len = mim_read_u64(in), sum = mim_read_u64(in);
-    if (!in->ok || len > (uint64_t)(in->end - in->p) || mim_hash_bytes(in->p, (size_t)len) != sum) return false;
-    in->end = in->p + len;
-    rd->base_gid = mim_read_u32(in);
-    rd->last_gid = mim_read_u32(in);
-    rd->num_nodes = mim_read_u32(in);
-    MimWorld *w = rd->w;
-    /* A record takes 12 bytes at least: a small file cannot ask for much. */
-    if (!in->ok || rd->base_gid != w->gid || w->externals.len || w->annexes.len ||
-        rd->num_nodes > rd->last_gid || rd->num_nodes > (size_t)(in->end - in->p) / 12)
+/* Everything short of changing the World: the block read into the arena,
+ * relocated and checked record by record, the tables checked. */
+static bool prepare(Reader *rd, const MimImageSource *src) {
+    uint64_t block_len, block_sum;
+    if (!read_meta(rd, src, &block_len, &block_sum)) return false;
+    rd->block_len = (size_t)block_len;
+    rd->block = mim_arena_alloc_aligned(&rd->w->arena, rd->block_len ? rd->block_len : 1, _Alignof(MimDef));
+    if (!src->read(src->user, rd->block, rd->block_len) || mim_checksum(rd->block, rd->block_len) != block_sum)
         return false;
-    uint32_t num_norms = mim_read_u32(in);
-    for (uint32_t i = 0; in->ok && i < num_norms; ++i)
-        if (!norm || !norm(user, read_u64v(in))) return false;
-    return in->ok;
+    rd->nodes = calloc((size_t)rd->num_nodes + 1, sizeof *rd->nodes);
+    if (!rd->nodes || !read_strings_and_builtins(rd) || !walk_block(rd)) return false;
+    for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
+        if (!relocate(rd, k)) return false;
+    for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
+        if (rd->nodes[k]->is_mut && !relocate_var(rd, rd->nodes[k])) return false;
+    MimByteReader tables = rd->in;
+    bool ok = read_tables(rd, false);
+    rd->in = tables;
+    return ok;
 }
 
-MimDef **mim_image_read(MimWorld *w, MimByteReader *in, MimImageNormFn norm, void *user,
+/* The nodes enter the World: immutables its hash table, with the hashes of
+ * this build. Only an image holding two equal immutables fails here. */
+static bool commit(Reader *rd) {
+    MimWorld *w = rd->w;
+    for (uint32_t i = 0; i < rd->num_builtins; ++i) rd->named[i].def->name = rd->named[i].name, rd->named[i].def->loc = rd->named[i].loc;
+    mim_world_reserve(w, rd->num_nodes);
+    for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
+        if (!rd->nodes[k]->is_mut && !mim_world_enter(w, rd->nodes[k])) return false;
+    return read_tables(rd, true);
+}
+
+MimDef **mim_image_read(MimWorld *w, const MimImageSource *src, MimImageNormFn norm, void *user,
                         uint32_t *num_nodes, bool *changed) {
-    Reader rd = {.in = in, .w = w, .norm = norm, .user = user};
+    Reader rd = {.w = w, .norm = norm, .user = user};
     *changed = false;
-    if (!precheck(&rd, norm, user)) return NULL;
-    *changed = true; /* from here on, a failure leaves nodes behind */
-    rd.nodes = calloc((size_t)rd.num_nodes + 1, sizeof *rd.nodes);
-    rd.builtins = calloc((size_t)rd.base_gid + 1, sizeof *rd.builtins);
-    bool ok = rd.nodes && rd.builtins;
-    MimHashSet *t = &w->table;
-    for (size_t i = 0; ok && i < t->cap; ++i) {
-        MimDef *d = mim_table_at(t, i);
-        if (d && d->gid <= rd.base_gid) rd.builtins[d->gid] = d;
-    }
-    uint32_t gid = 0;
-    if (ok) mim_world_reserve(w, rd.num_nodes);
-    for (uint32_t i = 1; ok && i <= rd.num_nodes; ++i) ok = read_node(&rd, i, &gid);
-    for (size_t i = 0; ok && i < rd.muts.len; ++i) ok = fill_mut(&rd, &rd.muts.data[i]);
-    ok = ok && read_tables(&rd);
-    reader_free(&rd);
+    bool ok = prepare(&rd, src);
+    if (!ok && rd.block) mim_arena_unalloc(&w->arena, rd.block, rd.block_len ? rd.block_len : 1);
+    if (ok && !commit(&rd)) *changed = true, ok = false;
+    free(rd.meta);
+    free(rd.strs);
+    free(rd.named);
     if (!ok) {
         free(rd.nodes);
         return NULL;

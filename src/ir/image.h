@@ -1,6 +1,7 @@
 /* World images: the complete state of a World (every node with its gid,
  * names, locations, externals, annexes, the β-reduction cache and the
- * counters) as bytes, and the way back into a fresh World, node for node.
+ * counters) as bytes, and the way back into a fresh World, node for node:
+ * the nodes are a snapshot of the arena, relocated where they are read to.
  * A World read from an image is indistinguishable from the one written:
  * same gids, same hash-table contents, same later gid consumption. The
  * driver uses images to skip re-emitting the standard plugin interfaces on
@@ -49,16 +50,31 @@ void mim_image_write(MimWorld *w, MimDef *const *roots, size_t num_roots, MimByt
 /* Normalizer of axiom `id`, or NULL if its plugin is not loaded. */
 typedef MimNormalizer (*MimImageNormFn)(void *user, uint64_t id);
 
+/* Where an image's bytes come from: `read` copies the next n bytes to dst
+ * (false if there are fewer); `size` is the number of bytes the source
+ * holds, all of them the image's (more or fewer: refused before anything
+ * is allocated). The node block is read straight into the World's arena:
+ * a file source does that without mapping the file or copying it twice. */
+typedef struct MimImageSource {
+    bool (*read)(void *user, void *dst, size_t n);
+    void *user;
+    uint64_t size;
+} MimImageSource;
+
+/* A source reading from a MimByteReader (`reader`), and its read function. */
+MimImageSource mim_image_source_bytes(MimByteReader *reader);
+bool mim_byte_reader_read(void *reader, void *dst, size_t n);
+
 /* Reads an image into w, which must hold no node besides its builtins.
  * Returns the nodes by reference (index 0 is NULL, *num_nodes entries
  * after it; caller frees), or NULL. An image that is cut short or damaged
- * (checksum), meant for another World, or needing a normalizer `norm` does
- * not provide is refused before anything is built: w is unchanged and
- * *changed false. An image with a valid checksum whose records are
- * inconsistent (a forged file) is refused while it is being built: then
- * *changed is true and w holds some of its nodes, so w must not be used as
- * if nothing had happened. */
-MimDef **mim_image_read(MimWorld *w, MimByteReader *r, MimImageNormFn norm, void *user,
+ * (checksums), meant for another World or build, needing a normalizer
+ * `norm` does not provide, or whose records are inconsistent (a forged
+ * file with fitting checksums) is refused before w changes: *changed
+ * false. Only a forged image holding two equal immutables is found while
+ * they enter the hash table: then *changed is true and w holds some of
+ * its nodes, so w must not be used as if nothing had happened. */
+MimDef **mim_image_read(MimWorld *w, const MimImageSource *src, MimImageNormFn norm, void *user,
                         uint32_t *num_nodes, bool *changed);
 
 #endif

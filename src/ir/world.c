@@ -12,14 +12,22 @@
 
 /* ---- hash-consing ------------------------------------------------------- */
 
-/* 32 bits: enough for any table, and MimDef keeps room for its scratch index. */
+/* 32 bits: enough for any table, and MimDef keeps room for its scratch index.
+ * A multiplicative chain over the words of the key (one add and one multiply
+ * per operand: this is the hot path of construction and of reading images),
+ * finished by one avalanche so that the low bits, which pick the slot, and
+ * the top bits, which tag it, depend on every word. */
+#define HASH_K1 0x9e3779b97f4a7c15ull
+#define HASH_K2 0xbf58476d1ce4e5b9ull
+
 static uint32_t structural_hash(MimNode node, const MimDef *type, uint64_t flags,
                                 MimDef *const *ops, size_t n) {
-    uint64_t h = mim_hash_mix(0x6d696d6972ull, node);
-    h = mim_hash_mix(h, flags);
-    h = mim_hash_mix(h, type ? type->gid : 0);
-    for (size_t i = 0; i < n; ++i) h = mim_hash_mix(h, ops[i]->gid);
-    return (uint32_t)mim_hash_mix(h, n);
+    uint64_t h = ((uint64_t)node << 56 | (uint64_t)n << 32 | (type ? type->gid : 0)) * HASH_K1;
+    h = (h ^ flags) * HASH_K2;
+    for (size_t i = 0; i < n; ++i) h = (h + ops[i]->gid) * HASH_K1;
+    h ^= h >> 31;
+    h *= HASH_K2;
+    return (uint32_t)(h ^ h >> 29 ^ h >> 32);
 }
 
 static bool same_node(const MimDef *d, uint32_t hash, MimNode node, const MimDef *type,
@@ -116,6 +124,23 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, hash);
     t->len++;
     return d;
+}
+
+bool mim_world_enter(MimWorld *w, MimDef *d) {
+    MimHashSet *t = &w->table;
+    if (2 * (t->len + 1) > t->cap) table_grow(t);
+    MimNode node = (MimNode)d->node;
+    uint32_t hash = structural_hash(node, d->type, d->flags, d->ops, d->num_ops);
+    uint64_t *slot = table_find(t, hash, node, d->type, d->flags, d->ops, d->num_ops);
+    if (*slot) return false;
+    d->hash = hash;
+    if ((uint64_t)(uintptr_t)d & t->tag_mask) {
+        mim_world_untag_table(w); /* an address that needs the tag bits */
+        slot = table_find(t, hash, node, d->type, d->flags, d->ops, d->num_ops);
+    }
+    *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, hash);
+    t->len++;
+    return true;
 }
 
 MimDef *mim_alloc_mut(MimWorld *w, MimNode node, MimDef *type, uint64_t flags, size_t n) {

@@ -204,7 +204,7 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
         if (cap > (1u << 20)) cap = 1u << 20;
         if (cap < size) cap = size;
         MimArenaChunk *c = NULL;
-        if (a->total >= HUGE_FROM && !a->no_huge && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
+        if (a->total + size >= HUGE_FROM && !a->no_huge && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
             c = chunk_huge();
             if (c) cap = HUGE_SIZE - sizeof(MimArenaChunk);
             else a->no_huge = true; /* none to give now: do not ask at every chunk */
@@ -219,6 +219,13 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
     a->cur += pad + size;
     a->total += size;
     return p;
+}
+
+void mim_arena_unalloc(MimArena *a, void *p, size_t size) {
+    if ((char *)p + size != a->cur) return; /* not the latest: left as it is */
+    memset(p, 0, size);
+    a->cur = p;
+    a->total -= size;
 }
 
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n) {

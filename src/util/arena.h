@@ -23,6 +23,9 @@ void *mim_arena_alloc(MimArena *a, size_t size);
  * max_align_t): nodes need only pointer alignment, and rounding each to 16
  * bytes would cost a word in every other one. */
 void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align);
+/* Gives back p, the latest allocation of `size` bytes, zeroed again (a
+ * World image refused after its nodes were read into the arena). */
+void mim_arena_unalloc(MimArena *a, void *p, size_t size);
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n);
 
 /* A zeroed block for big tables, with the same memory policy as arena chunks

@@ -29,6 +29,57 @@ uint64_t mim_hash_bytes(const void *p, size_t n) {
     return mim_hash_mix(h, n);
 }
 
+/* Fletcher's idea on 64-bit words, in eight lanes: `sum` catches every
+ * changed word, `weighted` (the running total of the sums) also words
+ * swapped or moved. The lanes are mixed at the end. With GCC and clang
+ * they live in vector registers, two to a register (~0.25 instructions a
+ * byte); elsewhere the same function runs on plain words. */
+#if defined(__GNUC__)
+typedef uint64_t Lanes __attribute__((vector_size(16)));
+#else
+typedef struct Lanes {
+    uint64_t w[2];
+} Lanes;
+#endif
+
+static Lanes lanes_load(const unsigned char *p) {
+    Lanes x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+static Lanes lanes_add(Lanes a, Lanes b) {
+#if defined(__GNUC__)
+    return a + b;
+#else
+    a.w[0] += b.w[0], a.w[1] += b.w[1];
+    return a;
+#endif
+}
+
+static uint64_t lanes_mix(uint64_t h, Lanes a) {
+    uint64_t w[2];
+    memcpy(w, &a, sizeof w);
+    return mim_hash_mix(mim_hash_mix(h, w[0]), w[1]);
+}
+
+uint64_t mim_checksum(const void *p, size_t n) {
+    const unsigned char *s = p;
+    Lanes z;
+    memset(&z, 0, sizeof z);
+    Lanes s0 = z, s1 = z, s2 = z, s3 = z, w0 = z, w1 = z, w2 = z, w3 = z;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        s0 = lanes_add(s0, lanes_load(s + i)), s1 = lanes_add(s1, lanes_load(s + i + 16));
+        s2 = lanes_add(s2, lanes_load(s + i + 32)), s3 = lanes_add(s3, lanes_load(s + i + 48));
+        w0 = lanes_add(w0, s0), w1 = lanes_add(w1, s1), w2 = lanes_add(w2, s2), w3 = lanes_add(w3, s3);
+    }
+    uint64_t h = mim_hash_bytes(s + i, n - i); /* the last 0..63 bytes and the length */
+    h = lanes_mix(lanes_mix(lanes_mix(lanes_mix(h, s0), s1), s2), s3);
+    h = lanes_mix(lanes_mix(lanes_mix(lanes_mix(h, w0), w1), w2), w3);
+    return mim_hash_mix(h, n);
+}
+
 void mim_symtab_init(MimSymTab *t) {
     memset(t, 0, sizeof *t);
     mim_arena_init(&t->arena);
