@@ -173,6 +173,49 @@ static void test_damaged_images(void) {
     mim_session_free(s);
 }
 
+/* A World that refused an image after reading its node block (a damaged
+ * last byte: the block's checksum fails) is as good as new: the block's
+ * arena space is given back zeroed, so mutables built afterwards have no
+ * operands, and the intact image can still be read into it. */
+static void test_world_reusable_after_refusal(void) {
+    MimSession *s = built();
+    MimWorld *w = mim_session_world(s);
+    MimBytes img = {0};
+    mim_image_write(w, NULL, 0, &img, NULL);
+    uint8_t *bad = malloc(img.len);
+    memcpy(bad, img.data, img.len);
+    bad[img.len - 1] ^= 0x5a;
+
+    MimWorld *copy = mim_world_new();
+    MimByteReader in = {bad, bad + img.len, true};
+    MimImageSource src = mim_image_source_bytes(&in);
+    uint32_t n = 0;
+    bool changed;
+    CHECK(mim_image_read(copy, &src, same_normalizer, w, &n, &changed) == NULL && !changed);
+    MimDef *sigma = mim_mut_sigma(copy, mim_type_lvl(copy, 0), 40);
+    bool unset = sigma != NULL;
+    for (size_t i = 0; sigma && i < 40; ++i) unset &= mim_def_op(sigma, i) == NULL;
+    CHECK(unset && !mim_def_is_set(sigma));
+    mim_world_free(copy);
+
+    copy = mim_world_new();
+    in = (MimByteReader){bad, bad + img.len, true};
+    src = mim_image_source_bytes(&in);
+    CHECK(mim_image_read(copy, &src, same_normalizer, w, &n, &changed) == NULL && !changed);
+    in = (MimByteReader){img.data, img.data + img.len, true};
+    src = mim_image_source_bytes(&in);
+    MimDef **nodes = mim_image_read(copy, &src, same_normalizer, w, &n, &changed);
+    CHECK(nodes != NULL);
+    char *a = dump(w), *b = dump(copy);
+    CHECK(strcmp(a, b) == 0);
+    free(a), free(b);
+    free(nodes);
+    mim_world_free(copy);
+    free(bad);
+    mim_vec_free(&img);
+    mim_session_free(s);
+}
+
 /* Header words of an image (src/ir/image.c): magic, node layout, the
  * lengths of the meta part and the node block, their checksums. */
 enum { HEADER = 48, META_LEN = 16, META_SUM = 32, BLOCK_SUM = 40 };
@@ -239,5 +282,6 @@ int main(void) {
     RUN(test_used_world_refused);
     RUN(test_damaged_images);
     RUN(test_forged_images);
+    RUN(test_world_reusable_after_refusal);
     return unit_summary();
 }
