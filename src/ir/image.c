@@ -36,7 +36,13 @@
 
 /* Pointers are stored as numbers in their own slots. */
 _Static_assert(sizeof(uintptr_t) == sizeof(void *), "a slot holds a number");
-_Static_assert(sizeof(MimDef) % sizeof(void *) == 0, "records stay aligned");
+_Static_assert(sizeof(MimDef) % sizeof(void *) == 0, "operands follow a record's MimDef");
+
+/* Records are padded as the arena pads nodes: each starts aligned for MimDef
+ * (wider than a pointer where uint64_t is, e.g. 32-bit ARM). */
+static size_t record_end(size_t size) {
+    return (size + _Alignof(MimDef) - 1) & ~(size_t)(_Alignof(MimDef) - 1);
+}
 
 /* What a record's layout depends on: an image of another layout is refused. */
 static uint64_t node_layout(void) {
@@ -48,6 +54,7 @@ static uint64_t node_layout(void) {
 /* ---- bytes ----------------------------------------------------------------- */
 
 static void put(MimBytes *b, const void *p, size_t n) {
+    if (n == 0) return; /* p may be NULL */
     mim_vec_reserve(b, b->len + n);
     memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -204,6 +211,7 @@ static void put_record(Writer *wr, const MimDef *d) {
     MimSym *fields = fields_of(d);
     size_t ops_end = sizeof(MimDef) + d->num_ops * sizeof(MimDef *), size = ops_end;
     if (d->is_mut) size += sizeof(MimMutExt) + (fields ? d->num_ops * sizeof(MimSym) : 0);
+    size = record_end(size);
     size_t at = wr->block.len;
     mim_vec_reserve(&wr->block, at + size);
     wr->block.len += size;
@@ -509,7 +517,7 @@ static bool read_meta(Reader *rd, const MimImageSource *src, uint64_t *block_len
     rd->num_builtins = mim_read_u32(in);
     MimWorld *w = rd->w;
     uint32_t num_records = rd->num_nodes - rd->num_builtins;
-    if (!in->ok || rd->base_gid != w->gid || w->externals.len || w->annexes.len ||
+    if (!in->ok || rd->base_gid != w->gid || rd->last_gid < rd->base_gid || w->externals.len || w->annexes.len ||
         rd->num_builtins > rd->num_nodes || rd->num_builtins > rd->base_gid ||
         num_records > rd->last_gid - rd->base_gid || *block_len / sizeof(MimDef) < num_records)
         return false;
@@ -572,6 +580,8 @@ static bool walk_block(Reader *rd) {
             if (fields && (len - off - size) / sizeof(MimSym) < d->num_ops) return false;
             if (fields) size += d->num_ops * sizeof(MimSym);
         }
+        size = record_end(size);
+        if (size > len - off) return false;
         rd->nodes[++k] = d;
         off += size;
     }
@@ -730,7 +740,8 @@ MimDef **mim_image_read(MimWorld *w, const MimImageSource *src, MimImageNormFn n
     *changed = false;
     bool ok = prepare(&rd, src);
     if (!ok && rd.block) mim_arena_unalloc(&w->arena, rd.block, rd.block_len ? rd.block_len : 1);
-    if (ok && !commit(&rd)) *changed = true, ok = false;
+    if (ok) *changed = true; /* from here on, w holds the image's nodes */
+    if (ok && !commit(&rd)) ok = false;
     free(rd.meta);
     free(rd.strs);
     free(rd.named);

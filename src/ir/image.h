@@ -67,13 +67,13 @@ bool mim_byte_reader_read(void *reader, void *dst, size_t n);
 
 /* Reads an image into w, which must hold no node besides its builtins.
  * Returns the nodes by reference (index 0 is NULL, *num_nodes entries
- * after it; caller frees), or NULL. An image that is cut short or damaged
- * (checksums), meant for another World or build, needing a normalizer
- * `norm` does not provide, or whose records are inconsistent (a forged
- * file with fitting checksums) is refused before w changes: *changed
- * false. Only a forged image holding two equal immutables is found while
- * they enter the hash table: then *changed is true and w holds some of
- * its nodes, so w must not be used as if nothing had happened. */
+ * after it; caller frees), *changed true, or NULL. An image that is cut
+ * short or damaged (checksums), meant for another World or build, needing
+ * a normalizer `norm` does not provide, or whose records are inconsistent
+ * (a forged file with fitting checksums) is refused before w changes:
+ * *changed false. Only a forged image holding two equal immutables is
+ * found while they enter the hash table: then *changed is true and w holds
+ * some of its nodes, so w must not be used as if nothing had happened. */
 MimDef **mim_image_read(MimWorld *w, const MimImageSource *src, MimImageNormFn norm, void *user,
                         uint32_t *num_nodes, bool *changed);
 

@@ -28,8 +28,9 @@ MimSym mim_sym_n(MimSymTab *t, const char *s, size_t n);
 MimSym mim_sym(MimSymTab *t, const char *s);
 
 uint64_t mim_hash_bytes(const void *p, size_t n);
-/* A checksum of big blocks (World images): four independent lanes, several
- * times faster than mim_hash_bytes, whose every step waits for the last. */
+/* A checksum of big blocks (World images) against damage: eight
+ * independent lanes, several times faster than mim_hash_bytes, whose every
+ * step waits for the last. */
 uint64_t mim_checksum(const void *p, size_t n);
 static inline uint64_t mim_hash_mix(uint64_t h, uint64_t x) {
     h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
