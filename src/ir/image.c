@@ -429,29 +429,46 @@ typedef struct Reader {
     Named *named;   /* the builtins' names and locations */
 } Reader;
 
-/* The node numbered in the slot `slot`, a number below `limit`. */
-static bool take_ref(const Reader *rd, const void *slot, uint32_t limit, MimDef **out) {
-    uintptr_t x;
-    memcpy(&x, slot, sizeof x);
+/* The node numbered x, a number below `limit`. */
+static bool node_numbered(const Reader *rd, uintptr_t x, uint32_t limit, MimDef **out) {
     if (x >= limit) return false;
     *out = rd->nodes[x];
     return true;
 }
 
-/* The string numbered in the slot `slot`. */
-static bool take_sym(const Reader *rd, const void *slot, MimSym *out) {
-    uintptr_t x;
-    memcpy(&x, slot, sizeof x);
+/* The string numbered x (0: none). */
+static bool sym_numbered(const Reader *rd, uintptr_t x, MimSym *out) {
     if (x > rd->num_strs) return false;
     *out = x ? rd->strs[x - 1] : NULL;
     return true;
 }
 
+/* The number a record holds in a pointer's slot. */
+static uintptr_t slot_number(const void *slot) {
+    uintptr_t x;
+    memcpy(&x, slot, sizeof x);
+    return x;
+}
+
+static bool take_ref(const Reader *rd, const void *slot, uint32_t limit, MimDef **out) {
+    return node_numbered(rd, slot_number(slot), limit, out);
+}
+
+static bool take_sym(const Reader *rd, const void *slot, MimSym *out) {
+    return sym_numbered(rd, slot_number(slot), out);
+}
+
+/* Numbers in the meta part: a bad one makes the image bad. */
 static MimSym get_sym(Reader *rd) {
-    uint32_t x = mim_read_u32(&rd->in);
-    if (x <= rd->num_strs) return x ? rd->strs[x - 1] : NULL;
-    rd->in.ok = false;
-    return NULL;
+    MimSym s = NULL;
+    if (!sym_numbered(rd, mim_read_u32(&rd->in), &s)) rd->in.ok = false;
+    return s;
+}
+
+static MimDef *get_node(Reader *rd, uint32_t limit) {
+    MimDef *d = NULL;
+    if (!node_numbered(rd, mim_read_u32(&rd->in), limit, &d)) rd->in.ok = false;
+    return d;
 }
 
 static MimLoc get_loc(Reader *rd) {
@@ -460,14 +477,6 @@ static MimLoc get_loc(Reader *rd) {
     l.begin.row = mim_read_u32(&rd->in), l.begin.col = mim_read_u32(&rd->in);
     l.end.row = mim_read_u32(&rd->in), l.end.col = mim_read_u32(&rd->in);
     return l;
-}
-
-/* A node number in the meta part: below `limit`, else the image is bad. */
-static MimDef *get_node(Reader *rd, uint32_t limit) {
-    uint32_t x = mim_read_u32(&rd->in);
-    if (x < limit) return rd->nodes[x];
-    rd->in.ok = false;
-    return NULL;
 }
 
 /* The shapes the rest of the library relies on when it reads a node: which
@@ -573,8 +582,7 @@ static bool walk_block(Reader *rd) {
         size += d->num_ops * sizeof(MimDef *);
         if (d->is_mut) {
             if (len - off - size < sizeof(MimMutExt)) return false;
-            uintptr_t fields;
-            memcpy(&fields, &((MimMutExt *)(void *)(rd->block + off + size))->fields, sizeof fields);
+            uintptr_t fields = slot_number(&((MimMutExt *)(void *)(rd->block + off + size))->fields);
             size += sizeof(MimMutExt);
             if (fields > 1 || (fields && d->node != MIM_SIGMA)) return false;
             if (fields && (len - off - size) / sizeof(MimSym) < d->num_ops) return false;
@@ -591,13 +599,12 @@ static bool walk_block(Reader *rd) {
 /* What only some kinds keep in a record's union: an application's axiom, an
  * axiom's "had a normalizer", nothing for the others. */
 static bool relocate_union(Reader *rd, MimDef *d, uint32_t limit) {
-    uintptr_t u;
-    memcpy(&u, &d->u, sizeof u);
+    uintptr_t u = slot_number(&d->u);
     memset(&d->u, 0, sizeof d->u);
     switch ((MimNode)d->node) {
     case MIM_APP: {
         MimDef *ax;
-        if (!take_ref(rd, &u, limit, &ax)) return false;
+        if (!node_numbered(rd, u, limit, &ax)) return false;
         if (ax && (ax->node != MIM_AXIOM || ax->is_mut)) return false;
         d->u.app.axiom = ax;
         return true;
@@ -636,8 +643,7 @@ static bool relocate(Reader *rd, uint32_t k) {
         return true;
     }
     MimMutExt *e = mim_mut_ext(d);
-    uintptr_t fields;
-    memcpy(&fields, &e->fields, sizeof fields);
+    uintptr_t fields = slot_number(&e->fields);
     e->fields = NULL, e->fv = NULL;
     if (fields) {
         MimSym *f = (MimSym *)(void *)(e + 1);

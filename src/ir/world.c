@@ -97,6 +97,17 @@ static MimDef *new_node(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     return d;
 }
 
+/* Stores d (hash set) in `slot`, the empty slot table_find gave for it. */
+static void table_put(MimWorld *w, uint64_t *slot, MimDef *d) {
+    MimHashSet *t = &w->table;
+    if ((uint64_t)(uintptr_t)d & t->tag_mask) {
+        mim_world_untag_table(w); /* an address that needs the tag bits */
+        slot = table_find(t, d->hash, (MimNode)d->node, d->type, d->flags, d->ops, d->num_ops);
+    }
+    *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, d->hash);
+    t->len++;
+}
+
 MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
                   MimDef *const *ops, size_t n) {
     for (size_t i = 0; i < n; ++i)
@@ -117,12 +128,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     d->hash = hash;
     d->dep = (uint8_t)mim_dep_compute(d);
     if (node == MIM_TYPE) d->u.ty.world = w;
-    if ((uint64_t)(uintptr_t)d & t->tag_mask) {
-        mim_world_untag_table(w); /* an address that needs the tag bits */
-        slot = table_find(t, hash, node, type, flags, ops, n);
-    }
-    *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, hash);
-    t->len++;
+    table_put(w, slot, d);
     return d;
 }
 
@@ -134,12 +140,7 @@ bool mim_world_enter(MimWorld *w, MimDef *d) {
     uint64_t *slot = table_find(t, hash, node, d->type, d->flags, d->ops, d->num_ops);
     if (*slot) return false;
     d->hash = hash;
-    if ((uint64_t)(uintptr_t)d & t->tag_mask) {
-        mim_world_untag_table(w); /* an address that needs the tag bits */
-        slot = table_find(t, hash, node, d->type, d->flags, d->ops, d->num_ops);
-    }
-    *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, hash);
-    t->len++;
+    table_put(w, slot, d);
     return true;
 }
 

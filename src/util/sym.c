@@ -31,12 +31,12 @@ uint64_t mim_hash_bytes(const void *p, size_t n) {
 
 /* Fletcher's idea on 64-bit words, in eight lanes: `sum` catches every
  * changed word, `weighted` (the running total of the sums) also words
- * swapped or moved. The lanes are mixed at the end. Sums modulo 2^64 guard
+ * swapped or moved. The lanes are mixed at the end. With GCC and clang they
+ * live in vector registers, two to a register (~0.25 instructions a byte);
+ * elsewhere the same function runs on plain words. Sums modulo 2^64 guard
  * the top bit least: flipping bit 63 of two words of one lane 128 j bytes
  * apart goes unnoticed; damage is not that regular (forgeries are the
- * structural checks' business). With GCC and clang
- * they live in vector registers, two to a register (~0.25 instructions a
- * byte); elsewhere the same function runs on plain words. */
+ * structural checks' business). */
 #if defined(__GNUC__)
 typedef uint64_t Lanes __attribute__((vector_size(16)));
 #else

@@ -46,6 +46,14 @@ static MimNormalizer same_normalizer(void *user, uint64_t id) {
     return ax ? mim_axiom_normalizer(ax) : NULL;
 }
 
+/* Reads the image bytes [p, p + n) into `into` (mim_image_read). */
+static MimDef **read_image(MimWorld *into, const uint8_t *p, size_t n, MimImageNormFn norm, void *user,
+                           uint32_t *num_nodes, bool *changed) {
+    MimByteReader in = {p, p + n, true};
+    MimImageSource src = mim_image_source_bytes(&in);
+    return mim_image_read(into, &src, norm, user, num_nodes, changed);
+}
+
 static MimSession *built(void) {
     MimSession *s = mim_session_new(NULL, 0);
     CHECK(mim_session_source(s, "image.mim", program, sizeof program - 1));
@@ -60,11 +68,9 @@ static void test_round_trip(void) {
     mim_image_write(w, NULL, 0, &img, NULL);
 
     MimWorld *copy = mim_world_new();
-    MimByteReader in = {img.data, img.data + img.len, true};
-    MimImageSource src = mim_image_source_bytes(&in);
     uint32_t num_nodes = 0;
     bool changed;
-    MimDef **nodes = mim_image_read(copy, &src, same_normalizer, w, &num_nodes, &changed);
+    MimDef **nodes = read_image(copy, img.data, img.len, same_normalizer, w, &num_nodes, &changed);
     CHECK(nodes != NULL && nodes[0] == NULL && changed); /* the driver relies on it */
     CHECK(num_nodes >= mim_world_num_nodes(w)); /* the hash table, plus mutables */
     CHECK(mim_world_gid_counter(copy) == mim_world_gid_counter(w));
@@ -104,11 +110,9 @@ static void test_missing_normalizer_refused(void) {
     mim_image_write(mim_session_world(s), NULL, 0, &img, NULL);
     MimWorld *copy = mim_world_new();
     uint32_t gid0 = mim_world_gid_counter(copy);
-    MimByteReader in = {img.data, img.data + img.len, true};
-    MimImageSource src = mim_image_source_bytes(&in);
     uint32_t n = 0;
     bool changed;
-    CHECK(mim_image_read(copy, &src, no_normalizer, NULL, &n, &changed) == NULL && !changed);
+    CHECK(read_image(copy, img.data, img.len, no_normalizer, NULL, &n, &changed) == NULL && !changed);
     CHECK(mim_world_gid_counter(copy) == gid0 && mim_world_num_externals(copy) == 0);
     mim_world_free(copy);
     mim_vec_free(&img);
@@ -122,11 +126,9 @@ static void test_used_world_refused(void) {
     mim_image_write(mim_session_world(s), NULL, 0, &img, NULL);
     MimWorld *used = mim_world_new();
     mim_lit_nat(used, 77);
-    MimByteReader in = {img.data, img.data + img.len, true};
-    MimImageSource src = mim_image_source_bytes(&in);
     uint32_t n = 0;
     bool changed;
-    CHECK(mim_image_read(used, &src, same_normalizer, mim_session_world(s), &n, &changed) == NULL && !changed);
+    CHECK(read_image(used, img.data, img.len, same_normalizer, mim_session_world(s), &n, &changed) == NULL && !changed);
     mim_world_free(used);
     mim_vec_free(&img);
     mim_session_free(s);
@@ -136,11 +138,9 @@ static void test_used_world_refused(void) {
  * refused before anything was built (no result, not changed, no gid used). */
 static bool refused_untouched(const uint8_t *p, size_t n, MimWorld *normalizers) {
     MimWorld *copy = mim_world_new();
-    MimByteReader in = {p, p + n, true};
-    MimImageSource src = mim_image_source_bytes(&in);
     uint32_t num = 0, gid0 = mim_world_gid_counter(copy);
     bool changed;
-    MimDef **t = mim_image_read(copy, &src, same_normalizer, normalizers, &num, &changed);
+    MimDef **t = read_image(copy, p, n, same_normalizer, normalizers, &num, &changed);
     bool refused = t == NULL && !changed && mim_world_gid_counter(copy) == gid0;
     free(t);
     mim_world_free(copy);
@@ -187,11 +187,9 @@ static void test_world_reusable_after_refusal(void) {
     bad[img.len - 1] ^= 0x5a;
 
     MimWorld *copy = mim_world_new();
-    MimByteReader in = {bad, bad + img.len, true};
-    MimImageSource src = mim_image_source_bytes(&in);
     uint32_t n = 0;
     bool changed;
-    CHECK(mim_image_read(copy, &src, same_normalizer, w, &n, &changed) == NULL && !changed);
+    CHECK(read_image(copy, bad, img.len, same_normalizer, w, &n, &changed) == NULL && !changed);
     MimDef *sigma = mim_mut_sigma(copy, mim_type_lvl(copy, 0), 40);
     bool unset = sigma != NULL;
     for (size_t i = 0; sigma && i < 40; ++i) unset &= mim_def_op(sigma, i) == NULL;
@@ -199,12 +197,8 @@ static void test_world_reusable_after_refusal(void) {
     mim_world_free(copy);
 
     copy = mim_world_new();
-    in = (MimByteReader){bad, bad + img.len, true};
-    src = mim_image_source_bytes(&in);
-    CHECK(mim_image_read(copy, &src, same_normalizer, w, &n, &changed) == NULL && !changed);
-    in = (MimByteReader){img.data, img.data + img.len, true};
-    src = mim_image_source_bytes(&in);
-    MimDef **nodes = mim_image_read(copy, &src, same_normalizer, w, &n, &changed);
+    CHECK(read_image(copy, bad, img.len, same_normalizer, w, &n, &changed) == NULL && !changed);
+    MimDef **nodes = read_image(copy, img.data, img.len, same_normalizer, w, &n, &changed);
     CHECK(nodes != NULL);
     char *a = dump(w), *b = dump(copy);
     CHECK(strcmp(a, b) == 0);
@@ -253,11 +247,9 @@ static void test_forged_images(void) {
             MimWorld *copy = mim_world_new();
             uint32_t gid0 = mim_world_gid_counter(copy);
             size_t nodes0 = mim_world_num_nodes(copy);
-            MimByteReader in = {bad, bad + img.len, true};
-            MimImageSource src = mim_image_source_bytes(&in);
             uint32_t n = 0;
             bool changed;
-            MimDef **t = mim_image_read(copy, &src, same_normalizer, w, &n, &changed);
+            MimDef **t = read_image(copy, bad, img.len, same_normalizer, w, &n, &changed);
             tries++;
             refused += t == NULL;
             CHECK(t != NULL || changed || mim_world_num_externals(copy) == 0);
