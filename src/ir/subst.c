@@ -115,7 +115,7 @@ static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
 
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
     if (!old) return NULL;
-    old = mim_resolve(rw->src, old);
+    old = mim_res(rw->src, old);
     MimDef *hit = memo_get(rw, old);
     if (hit) return hit;
     MimDef *res = rw->hook ? rw->hook(rw, old) : mim_rewrite_default(rw, old);
@@ -139,7 +139,7 @@ static MimDef *rewrite_extract(MimRewriter *rw, MimDef *old) {
     if (!index) return NULL;
     uint64_t k;
     if (mim_is(index, MIM_LIT) && mim_def_lit(index, &k)) {
-        MimDef *tuple = mim_resolve(rw->src, old->ops[0]);
+        MimDef *tuple = mim_res(rw->src, old->ops[0]);
         if (mim_is(tuple, MIM_TUPLE) && !tuple->is_mut && k < tuple->num_ops)
             return mim_rewrite(rw, tuple->ops[k]);
         if (mim_is(tuple, MIM_PACK) && !tuple->is_mut && mim_is(tuple->type, MIM_ARR) &&

@@ -199,6 +199,10 @@ MimWorld *mim_world_new(void) {
 
 MimWorld *mim_world_inherit(const MimWorld *old) {
     MimWorld *w = world_alloc();
+    /* The heir's nodes go where old's would have gone next (the end of its
+     * current arena chunk, usually a huge page already faulted in): old only
+     * changes where its own later nodes go, not what it holds. */
+    mim_arena_hand_tail(&((MimWorld *)old)->arena, &w->arena);
     w->gid = old->gid; /* gids continue (semantics.md §10.2) */
     w->scalarize_threshold = old->scalarize_threshold;
     w->aggr_lam_spec = old->aggr_lam_spec;

@@ -134,11 +134,6 @@ static bool reach(MimPassMan *pm, MimDef *d, Walk walk) {
     return true;
 }
 
-static MimDef *memo_get(const MimPassMan *pm, const MimDef *d) {
-    const NodeInfo *r = info_find(pm, d);
-    return r ? r->memo : NULL;
-}
-
 static void memo_put(MimPassMan *pm, MimDef *d, MimDef *res) { info_get(pm, d)->memo = res; }
 
 unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee) {
@@ -153,11 +148,17 @@ static bool participates(const MimPassMan *pm, const MimPass *p) {
 
 /* ---- uses (before each round) -------------------------------------------- */
 
-static void count_use(MimPassMan *pm, MimDef *op, bool callee) {
-    if (!op || !op->is_mut) return;
+/* Counts a use of op (if it is a mutable) and marks op reached by the uses
+ * walk, with one look-up of its record; false if op was reached before. */
+static bool use_and_reach(MimPassMan *pm, MimDef *op, bool callee) {
     NodeInfo *r = info_get(pm, op);
-    r->uses++;
-    if (callee) r->callees++;
+    if (op->is_mut) {
+        r->uses++;
+        if (callee) r->callees++;
+    }
+    if (r->seen == WALK_USES) return false;
+    r->seen = WALK_USES;
+    return true;
 }
 
 /* Walk everything reachable from the externals (types included) once and
@@ -168,8 +169,7 @@ static void count_uses(MimPassMan *pm) {
     pm->s->walk.len = 0;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
-        count_use(pm, ext, false);
-        if (reach(pm, ext, WALK_USES)) mim_vec_push(&pm->s->walk, ext);
+        if (use_and_reach(pm, ext, false)) mim_vec_push(&pm->s->walk, ext);
     }
     while (pm->s->walk.len) {
         MimDef *d = mim_vec_pop(&pm->s->walk);
@@ -177,9 +177,7 @@ static void count_uses(MimPassMan *pm) {
         if (d->type && reach(pm, d->type, WALK_USES)) mim_vec_push(&pm->s->walk, d->type);
         for (uint32_t i = 0; i < d->num_ops; ++i) {
             MimDef *op = d->ops[i] ? mim_res(w, d->ops[i]) : NULL;
-            if (!op) continue;
-            count_use(pm, op, d->node == MIM_APP && i == 0);
-            if (reach(pm, op, WALK_USES)) mim_vec_push(&pm->s->walk, op);
+            if (op && use_and_reach(pm, op, d->node == MIM_APP && i == 0)) mim_vec_push(&pm->s->walk, op);
         }
     }
 }
@@ -241,8 +239,9 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
     if (!x || pm->failed) return NULL;
     x = mim_res(pm->w, x);
     if (!has_free_deps(x) || x->is_mut) return x;
-    MimDef *memo = memo_get(pm, x);
-    if (memo) return memo;
+    NodeInfo *r = info_get(pm, x);
+    if (r->memo) return r->memo;
+    uint32_t k = x->scratch; /* x's record stays at k; the table may move */
     MimDef *n = rebuild(pm, x);
     if (!n) {
         pm->failed = true;
@@ -250,7 +249,7 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
     }
     MimDef *res = n->is_mut ? n : offer(pm, n);
     if (!res) return NULL;
-    memo_put(pm, x, res);
+    pm->s->info.data[k].memo = res;
     if (res != x) memo_put(pm, res, res);
     return res;
 }

@@ -17,7 +17,12 @@
  *    A chunk is kept only if that first fault did map a huge page (the
  *    system may have none to give, or not use them): otherwise the arena
  *    goes on with malloc'd chunks, whose pages are populated in one call;
- *  - oversized blocks are fresh mappings (MAP_POPULATE).
+ *  - oversized blocks are fresh mappings (MAP_POPULATE);
+ *  - a World made from another (mim_world_inherit: every cleanup) starts in
+ *    the unused end of its parent's current chunk (mim_arena_hand_tail), so
+ *    the chain of Worlds of a pipeline shares one huge page instead of
+ *    faulting a fresh one per cleanup. Chunks count the arenas using them
+ *    and are given back when the last one is freed.
  * HUGE_FROM is small (64 KiB) because start-up is dominated by page faults:
  * the World of an empty -O2 run (the prelude image, ~0.8 MB of nodes) and
  * the front end's arena each fit one huge page. Small arenas (checks,
@@ -28,6 +33,7 @@
 
 #include <assert.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +47,9 @@
 
 struct MimArenaChunk {
     MimArenaChunk *next;
-    size_t mapped; /* bytes of the mapping, or 0 if the chunk is from malloc */
+    size_t mapped;        /* bytes of the mapping, or 0 if the chunk is from malloc */
+    MimArenaChunk *owner; /* a handed tail: the chunk whose memory it is; else NULL */
+    atomic_uint users;    /* not a tail: the arenas holding it or a tail of it */
     alignas(max_align_t) char data[];
 };
 
@@ -54,6 +62,7 @@ struct MimArenaChunk {
 #endif
 #define HUGE_SIZE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)64 << 10)
+#define TAIL_MIN ((size_t)64 << 10) /* smaller ends are not handed on */
 
 /* ---- fresh mappings ------------------------------------------------------- */
 
@@ -164,16 +173,24 @@ static MimArenaChunk *chunk_new(size_t cap) {
         if (!c) mim_xalloc_fail();
         c->mapped = bytes;
     }
+    atomic_init(&c->users, 1);
     return c;
 }
 
 static MimArenaChunk *chunk_huge(void) {
     MimArenaChunk *c = map_huge();
-    if (c) c->mapped = HUGE_SIZE;
+    if (c) {
+        c->mapped = HUGE_SIZE;
+        atomic_init(&c->users, 1);
+    }
     return c;
 }
 
+/* An arena lets go of c; the memory goes when no arena uses it any more
+ * (a tail's header lies in its owner's memory: it is not touched after). */
 static void chunk_free(MimArenaChunk *c) {
+    if (c->owner) c = c->owner;
+    if (atomic_fetch_sub_explicit(&c->users, 1, memory_order_acq_rel) != 1) return;
     if (c->mapped) unmap_pages(c, c->mapped);
     else free(c);
 }
@@ -197,14 +214,15 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
     size_t pad = (size_t)(-(uintptr_t)a->cur & (align - 1));
     if ((size_t)(a->end - a->cur) < pad + size) {
         pad = 0; /* a chunk's data is aligned for anything */
-        size_t cap = a->head ? (size_t)(a->end - a->head->data) * 2 : 4096;
+        /* Chunks double from 4 KiB, again after a tail was handed on. */
+        size_t cap = a->head && a->total > a->handed ? (size_t)(a->end - a->head->data) * 2 : 4096;
         /* Past the first 12 KiB, chunks are big enough to be populated in
          * one call rather than faulted in page by page. */
         if (cap >= (16u << 10) && cap < POPULATE_MIN) cap = POPULATE_MIN;
         if (cap > (1u << 20)) cap = 1u << 20;
         if (cap < size) cap = size;
         MimArenaChunk *c = NULL;
-        if (a->total + size >= HUGE_FROM && !a->no_huge && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
+        if (a->total - a->handed + size >= HUGE_FROM && !a->no_huge && sizeof(MimArenaChunk) + size <= HUGE_SIZE) {
             c = chunk_huge();
             if (c) cap = HUGE_SIZE - sizeof(MimArenaChunk);
             else a->no_huge = true; /* none to give now: do not ask at every chunk */
@@ -219,6 +237,22 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
     a->cur += pad + size;
     a->total += size;
     return p;
+}
+
+void mim_arena_hand_tail(MimArena *a, MimArena *heir) {
+    assert(!heir->head);
+    if (!a->head) return;
+    uintptr_t at = ((uintptr_t)a->cur + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
+    if ((uintptr_t)a->end < at || (uintptr_t)a->end - at < sizeof(MimArenaChunk) + TAIL_MIN) return;
+    MimArenaChunk *owner = a->head->owner ? a->head->owner : a->head;
+    MimArenaChunk *t = (MimArenaChunk *)at; /* zero: never handed out */
+    t->owner = owner;
+    atomic_fetch_add_explicit(&owner->users, 1, memory_order_relaxed);
+    heir->head = t;
+    heir->cur = t->data;
+    heir->end = a->end;
+    a->end = a->cur;
+    a->handed = a->total;
 }
 
 void mim_arena_unalloc(MimArena *a, void *p, size_t size) {

@@ -11,7 +11,8 @@ typedef struct MimArenaChunk MimArenaChunk;
 typedef struct MimArena {
     MimArenaChunk *head; /* current chunk; older chunks are linked behind it */
     char *cur, *end;     /* free space in the current chunk */
-    size_t total;        /* bytes handed out, for statistics */
+    size_t total;        /* bytes handed out */
+    size_t handed;       /* total when a tail was last handed on (chunk sizes restart) */
     bool no_huge;        /* a huge page was asked for and not given */
 } MimArena;
 
@@ -23,6 +24,11 @@ void *mim_arena_alloc(MimArena *a, size_t size);
  * max_align_t): nodes need only pointer alignment, and rounding each to 16
  * bytes would cost a word in every other one. */
 void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align);
+/* Hands the unused end of a's current chunk to `heir`, an arena without
+ * chunks, as its first chunk (if it is at least 64 KiB); a goes on in chunks
+ * of its own. The memory is given back when both arenas are freed, in any
+ * order. A World made from another (mim_world_inherit) starts this way. */
+void mim_arena_hand_tail(MimArena *a, MimArena *heir);
 /* Gives back p, the latest allocation of `size` bytes, zeroed again (a
  * World image refused after its nodes were read into the arena). */
 void mim_arena_unalloc(MimArena *a, void *p, size_t size);
