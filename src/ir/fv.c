@@ -298,6 +298,28 @@ static bool contains(MimDef *const *vars, size_t n, MimDef *var) {
     return false;
 }
 
+/* A search for one variable in an immutable skin: an occurrence there is
+ * free; behind a mutable only that mutable's free variables can tell. */
+typedef struct Search {
+    MimPtrMap seen;
+    MimDef *var;
+    bool met_mut;
+} Search;
+
+static bool skin_finds(Search *s, MimDef *d) {
+    if (!d || !(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT))) return false;
+    if (d == s->var) return true;
+    if (d->is_mut) {
+        s->met_mut = true;
+        return false;
+    }
+    if (d->node == MIM_VAR || !mim_ptrmap_add(&s->seen, d, NULL, NULL)) return false;
+    if (d->node != MIM_TYPE && skin_finds(s, d->type)) return true;
+    for (size_t i = 0; i < d->num_ops; ++i)
+        if (skin_finds(s, d->ops[i])) return true;
+    return false;
+}
+
 bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var) {
     if (!d || !var) return false;
     if (d->is_mut) {
@@ -305,6 +327,14 @@ bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var) {
         MimDef *const *fv = mim_mut_free_vars(w, d, &n);
         return contains(fv, n, var);
     }
+    /* Mostly the variable sits in the skin, or the skin holds no mutable:
+     * then the free variables of the whole need not be computed. */
+    Search s = {.var = var};
+    MimPtrMapSlot seen[MIM_MAP_INLINE];
+    mim_ptrmap_lend(&s.seen, seen);
+    bool found = skin_finds(&s, d);
+    mim_ptrmap_free(&s.seen);
+    if (found || !s.met_mut) return found;
     MimDefVec fv = {0};
     mim_free_vars(w, d, &fv);
     bool res = contains(fv.data, fv.len, var);

@@ -101,7 +101,9 @@ MimDef *mim_var(MimWorld *w, MimDef *mut) {
  * is kept mutable: an immutable copy would refer to the original and unroll
  * the recursion by one level at every rewrite (decision, docs/decisions.md). */
 static bool refers_to_self(MimWorld *w, MimDef *mut) {
-    MimPtrMap seen = {0};
+    MimPtrMap seen;
+    MimPtrMapSlot few[MIM_MAP_INLINE]; /* mostly a handful of nodes */
+    mim_ptrmap_lend(&seen, few);
     MimDefVec todo = {0};
     for (uint32_t i = 0; i < mut->num_ops; ++i)
         if (mut->ops[i]) mim_vec_push(&todo, mut->ops[i]);
