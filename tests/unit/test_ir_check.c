@@ -493,6 +493,10 @@ static void test_free_vars(void) {
     fv.len = 0;
     mim_free_vars(w, mim_lit_nat(w, 4), &fv);
     CHECK(fv.len == 0);
+    /* In the skin itself (no mutable there): found, or not there at all. */
+    MimDef *yx = mim_tuple(w, (MimDef *[]){y, x}, 2), *y4 = mim_tuple(w, (MimDef *[]){y, mim_lit_nat(w, 4)}, 2);
+    CHECK(mim_has_free_var(w, yx, y) && mim_has_free_var(w, yx, x));
+    CHECK(mim_has_free_var(w, y4, y) && !mim_has_free_var(w, y4, x));
 
     /* inner = λ z → (z, y), filter ff so that applications stay. */
     MimDef *inner = mut_fun(w, nat, pair);
@@ -507,6 +511,7 @@ static void test_free_vars(void) {
     MimDef *app = mim_app(w, inner, mim_lit_nat(w, 1));
     CHECK(mim_is(app, MIM_APP));
     CHECK(mim_has_free_var(w, app, y)); /* through the local mut `inner` */
+    CHECK(!mim_has_free_var(w, app, x)); /* behind `inner`, and not free there */
     mim_lam_set(w, outer, mim_lit_bool(w, false), app);
     CHECK(mim_is_closed(w, outer));
     mim_free_vars(w, outer, &fv);
