@@ -260,6 +260,7 @@ void mim_arena_unalloc(MimArena *a, void *p, size_t size) {
     memset(p, 0, size);
     a->cur = p;
     a->total -= size;
+    if (a->handed > a->total) a->handed = a->total; /* taken back from before a handing on */
 }
 
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n) {
