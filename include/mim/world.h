@@ -23,8 +23,11 @@ typedef MimDef *(*MimNormalizer)(MimWorld *w, MimDef *type, MimDef *callee, MimD
 MimWorld *mim_world_new(void);
 void mim_world_free(MimWorld *w);
 /* A fresh World with the configuration of `old` whose gids continue after
- * old's counter: the target of whole-program rewrites (semantics.md §10.2). */
-MimWorld *mim_world_inherit(const MimWorld *old);
+ * old's counter: the target of whole-program rewrites (semantics.md §10.2).
+ * It starts in the unused end of old's memory, so old is changed (where its
+ * later nodes go, not what it holds): not from two threads at once. Either
+ * World may be freed first. */
+MimWorld *mim_world_inherit(MimWorld *old);
 size_t mim_world_num_annexes(MimWorld *w);
 /* The i-th registered annex in id order; its id in *id. */
 MimDef *mim_world_annex_at(MimWorld *w, size_t i, uint64_t *id);

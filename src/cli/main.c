@@ -10,18 +10,12 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-/* Whether AddressSanitizer (and its leak checker) watches this build. It
- * warns on stderr about swapcontext (and may report false positives after
- * it), so such a build runs the compiler on a thread; and it reports what is
- * not freed, so such a build frees everything before exiting. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ASAN_BUILD 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ASAN_BUILD 1
-#endif
-#endif
-#ifdef ASAN_BUILD
+/* AddressSanitizer warns on stderr about swapcontext (and may report false
+ * positives after it), so such a build runs the compiler on a thread; and it
+ * reports what is not freed, so such a build frees everything before
+ * exiting. */
+#include "util/sanitizer.h"
+#ifdef MIM_ASAN_BUILD
 #include <pthread.h>
 #else
 #include <ucontext.h>
@@ -306,7 +300,7 @@ typedef struct Job {
 
 static void run_job(Job *job) { job->result = mim_run(job->opts, stderr); }
 
-#ifdef ASAN_BUILD
+#ifdef MIM_ASAN_BUILD
 static void *thread_entry(void *job) {
     run_job(job);
     return NULL;
@@ -434,7 +428,7 @@ int main(int argc, char **argv) {
     warm_heap();
     /* Like other compilers, the command leaves its memory to the process
      * exit; an ASan build frees it all for the leak checker. */
-#if !defined(ASAN_BUILD)
+#if !defined(MIM_ASAN_BUILD)
     o.exiting = true;
 #endif
     return run_with_big_stack(&o);
