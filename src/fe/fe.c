@@ -330,7 +330,6 @@ MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc) 
     return open_module(fe, kw, name, loc, false, &existing);
 }
 
-
 MimAstModule *mim_fe_parse_plugin(MimFe *fe, const char *name) {
     if (fe->fatal) return NULL;
     mim_vec_push(&fe->root_names, mim_world_sym(fe->world, name));

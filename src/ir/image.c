@@ -61,9 +61,9 @@ static void put(MimBytes *b, const void *p, size_t n) {
 }
 
 static void put_u8(MimBytes *b, uint8_t x) { put(b, &x, 1); }
-/* u32s as LEB128 varints: most are small gids, counts and columns. */
-void mim_bytes_u32(MimBytes *b, uint32_t x) {
-    uint8_t buf[5];
+/* A LEB128 varint. */
+static void put_u64v(MimBytes *b, uint64_t x) {
+    uint8_t buf[10];
     size_t n = 0;
     do {
         buf[n] = (uint8_t)(x & 0x7f);
@@ -73,6 +73,8 @@ void mim_bytes_u32(MimBytes *b, uint32_t x) {
     } while (x);
     put(b, buf, n);
 }
+/* u32s as LEB128 varints: most are small gids, counts and columns. */
+void mim_bytes_u32(MimBytes *b, uint32_t x) { put_u64v(b, x); }
 void mim_bytes_u64(MimBytes *b, uint64_t x) { put(b, &x, sizeof x); }
 
 void mim_bytes_str(MimBytes *b, const char *s) {
@@ -183,13 +185,6 @@ static uint32_t str_of(Writer *wr, MimSym s) {
     mim_vec_push(&wr->strs, s);
     mim_ptrmap_put(&wr->str_index, s, (void *)(uintptr_t)wr->strs.len);
     return (uint32_t)wr->strs.len;
-}
-
-static void put_u64v(MimBytes *b, uint64_t x) {
-    do {
-        put_u8(b, (uint8_t)((x & 0x7f) | (x >> 7 ? 0x80 : 0)));
-        x >>= 7;
-    } while (x);
 }
 
 static void put_loc(Writer *wr, MimBytes *b, MimLoc l) {

@@ -173,16 +173,12 @@ static MimArenaChunk *chunk_new(size_t cap) {
         if (!c) mim_xalloc_fail();
         c->mapped = bytes;
     }
-    atomic_init(&c->users, 1);
     return c;
 }
 
 static MimArenaChunk *chunk_huge(void) {
     MimArenaChunk *c = map_huge();
-    if (c) {
-        c->mapped = HUGE_SIZE;
-        atomic_init(&c->users, 1);
-    }
+    if (c) c->mapped = HUGE_SIZE;
     return c;
 }
 
@@ -228,6 +224,7 @@ void *mim_arena_alloc_aligned(MimArena *a, size_t size, size_t align) {
             else a->no_huge = true; /* none to give now: do not ask at every chunk */
         }
         if (!c) c = chunk_new(cap);
+        atomic_init(&c->users, 1); /* this arena */
         c->next = a->head;
         a->head = c;
         a->cur = c->data;

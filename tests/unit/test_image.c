@@ -54,23 +54,35 @@ static MimDef **read_image(MimWorld *into, const uint8_t *p, size_t n, MimImageN
     return mim_image_read(into, &src, norm, user, num_nodes, changed);
 }
 
-static MimSession *built(void) {
-    MimSession *s = mim_session_new(NULL, 0);
-    CHECK(mim_session_source(s, "image.mim", program, sizeof program - 1));
-    CHECK(mim_session_build(s));
-    return s;
+/* The program built in a session, its World and that World's image. */
+typedef struct Written {
+    MimSession *s;
+    MimWorld *w;
+    MimBytes img;
+} Written;
+
+static Written written(void) {
+    Written x = {mim_session_new(NULL, 0), NULL, {0}};
+    CHECK(mim_session_source(x.s, "image.mim", program, sizeof program - 1));
+    CHECK(mim_session_build(x.s));
+    x.w = mim_session_world(x.s);
+    mim_image_write(x.w, NULL, 0, &x.img, NULL);
+    return x;
+}
+
+static void written_free(Written *x) {
+    mim_vec_free(&x->img);
+    mim_session_free(x->s);
 }
 
 static void test_round_trip(void) {
-    MimSession *s = built();
-    MimWorld *w = mim_session_world(s);
-    MimBytes img = {0};
-    mim_image_write(w, NULL, 0, &img, NULL);
+    Written x = written();
+    MimWorld *w = x.w;
 
     MimWorld *copy = mim_world_new();
     uint32_t num_nodes = 0;
     bool changed;
-    MimDef **nodes = read_image(copy, img.data, img.len, same_normalizer, w, &num_nodes, &changed);
+    MimDef **nodes = read_image(copy, x.img.data, x.img.len, same_normalizer, w, &num_nodes, &changed);
     CHECK(nodes != NULL && nodes[0] == NULL && changed); /* the driver relies on it */
     CHECK(num_nodes >= mim_world_num_nodes(w)); /* the hash table, plus mutables */
     CHECK(mim_world_gid_counter(copy) == mim_world_gid_counter(w));
@@ -99,39 +111,32 @@ static void test_round_trip(void) {
 
     free(nodes);
     mim_world_free(copy);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 /* An image names the normalizers it needs: without them it is refused. */
 static void test_missing_normalizer_refused(void) {
-    MimSession *s = built();
-    MimBytes img = {0};
-    mim_image_write(mim_session_world(s), NULL, 0, &img, NULL);
+    Written x = written();
     MimWorld *copy = mim_world_new();
     uint32_t gid0 = mim_world_gid_counter(copy);
     uint32_t n = 0;
     bool changed;
-    CHECK(read_image(copy, img.data, img.len, no_normalizer, NULL, &n, &changed) == NULL && !changed);
+    CHECK(read_image(copy, x.img.data, x.img.len, no_normalizer, NULL, &n, &changed) == NULL && !changed);
     CHECK(mim_world_gid_counter(copy) == gid0 && mim_world_num_externals(copy) == 0);
     mim_world_free(copy);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 /* Only a World with nothing but its builtins can take an image. */
 static void test_used_world_refused(void) {
-    MimSession *s = built();
-    MimBytes img = {0};
-    mim_image_write(mim_session_world(s), NULL, 0, &img, NULL);
+    Written x = written();
     MimWorld *used = mim_world_new();
     mim_lit_nat(used, 77);
     uint32_t n = 0;
     bool changed;
-    CHECK(read_image(used, img.data, img.len, same_normalizer, mim_session_world(s), &n, &changed) == NULL && !changed);
+    CHECK(read_image(used, x.img.data, x.img.len, same_normalizer, x.w, &n, &changed) == NULL && !changed);
     mim_world_free(used);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 /* Reads the image bytes [p, p + n) into a fresh World: true iff they are
@@ -151,10 +156,9 @@ static bool refused_untouched(const uint8_t *p, size_t n, MimWorld *normalizers)
  * is built, the World untouched (the sanitizer build checks the memory
  * accesses). */
 static void test_damaged_images(void) {
-    MimSession *s = built();
-    MimWorld *w = mim_session_world(s);
-    MimBytes img = {0};
-    mim_image_write(w, NULL, 0, &img, NULL);
+    Written x = written();
+    MimWorld *w = x.w;
+    MimBytes img = x.img;
     unsigned refused = 0, tries = 0;
     for (size_t cut = 0; cut < img.len; cut += 1 + cut / 16)
         refused += refused_untouched(img.data, cut, w), tries++;
@@ -169,8 +173,7 @@ static void test_damaged_images(void) {
     }
     CHECK(refused == tries); /* every damaged byte is caught by the checksum */
     free(bad);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 /* A World that refused an image after reading its node block (a damaged
@@ -178,10 +181,9 @@ static void test_damaged_images(void) {
  * arena space is given back zeroed, so mutables built afterwards have no
  * operands, and the intact image can still be read into it. */
 static void test_world_reusable_after_refusal(void) {
-    MimSession *s = built();
-    MimWorld *w = mim_session_world(s);
-    MimBytes img = {0};
-    mim_image_write(w, NULL, 0, &img, NULL);
+    Written x = written();
+    MimWorld *w = x.w;
+    MimBytes img = x.img;
     uint8_t *bad = malloc(img.len);
     memcpy(bad, img.data, img.len);
     bad[img.len - 1] ^= 0x5a;
@@ -206,8 +208,7 @@ static void test_world_reusable_after_refusal(void) {
     free(nodes);
     mim_world_free(copy);
     free(bad);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 /* Header words of an image (src/ir/image.c): magic, node layout, the
@@ -232,10 +233,9 @@ static void reseal(uint8_t *img, size_t len) {
  * whatever it accepts or refuses, nothing crashes (checked by the
  * sanitizer build), and a refusal after building began says so. */
 static void test_forged_images(void) {
-    MimSession *s = built();
-    MimWorld *w = mim_session_world(s);
-    MimBytes img = {0};
-    mim_image_write(w, NULL, 0, &img, NULL);
+    Written x = written();
+    MimWorld *w = x.w;
+    MimBytes img = x.img;
     uint8_t *bad = malloc(img.len);
     unsigned tries = 0, refused = 0, untouched = 0, late = 0;
     for (size_t pos = 8; pos < img.len; pos += 1 + img.len / 600) {
@@ -265,8 +265,7 @@ static void test_forged_images(void) {
     CHECK(tries > 500 && refused > tries / 4);
     CHECK(untouched + late == refused && untouched > refused / 2);
     free(bad);
-    mim_vec_free(&img);
-    mim_session_free(s);
+    written_free(&x);
 }
 
 int main(void) {
