@@ -109,17 +109,25 @@ static void table_put(MimWorld *w, uint64_t *slot, MimDef *d) {
     t->len++;
 }
 
+/* The slot of the node with this key, or the empty one where it goes (the
+ * table grown first if it would be too full); its hash in *hash. */
+static inline uint64_t *slot_of(MimWorld *w, MimNode node, const MimDef *type, uint64_t flags,
+                                MimDef *const *ops, size_t n, uint32_t *hash) {
+    MimHashSet *t = &w->table;
+    if (2 * (t->len + 1) > t->cap) table_grow(t);
+    *hash = structural_hash(node, type, flags, ops, n);
+    return table_find(t, *hash, node, type, flags, ops, n);
+}
+
 MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
                   MimDef *const *ops, size_t n) {
     for (size_t i = 0; i < n; ++i)
         if (!ops[i]) return NULL;
     if (!type && node != MIM_UNIV && node != MIM_TYPE) return NULL;
 
-    MimHashSet *t = &w->table;
-    if (2 * (t->len + 1) > t->cap) table_grow(t);
-    uint32_t hash = structural_hash(node, type, flags, ops, n);
-    uint64_t *slot = table_find(t, hash, node, type, flags, ops, n);
-    MimDef *found = (MimDef *)(uintptr_t)(*slot & ~t->tag_mask);
+    uint32_t hash;
+    uint64_t *slot = slot_of(w, node, type, flags, ops, n, &hash);
+    MimDef *found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
     if (w->frozen) return found; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
     if (found) return found;
@@ -134,11 +142,8 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
 }
 
 bool mim_world_enter(MimWorld *w, MimDef *d) {
-    MimHashSet *t = &w->table;
-    if (2 * (t->len + 1) > t->cap) table_grow(t);
-    MimNode node = (MimNode)d->node;
-    uint32_t hash = structural_hash(node, d->type, d->flags, d->ops, d->num_ops);
-    uint64_t *slot = table_find(t, hash, node, d->type, d->flags, d->ops, d->num_ops);
+    uint32_t hash;
+    uint64_t *slot = slot_of(w, (MimNode)d->node, d->type, d->flags, d->ops, d->num_ops, &hash);
     if (*slot) return false;
     d->hash = hash;
     table_put(w, slot, d);
