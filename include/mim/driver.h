@@ -31,6 +31,11 @@ typedef struct MimOptions {
      * no_prelude turns that off; write_prelude saves the image of everything
      * emitted before the input (the build's mim-prelude tool sets it). */
     bool no_prelude, write_prelude;
+    /* -O2 visits the interface helpers (internal_* externals of plugin
+     * interfaces) in every pass manager before internal_cleanup even when
+     * the program cannot use them, as the reference does; by default unused
+     * ones are dropped first (docs/optimizer.md; only gids differ). */
+    bool keep_helpers;
     /* The caller ends the process right after mim_run (the `mim` command):
      * the Worlds, the loaded plugins and the other memory of the run are
      * then left to the process exit instead of being taken apart piece by

@@ -422,6 +422,10 @@ int main(int argc, char **argv) {
      * prelude images (docs/startup.md; the test suite compares both). */
     const char *no_prelude = getenv("MIM_NO_PRELUDE");
     o.no_prelude = no_prelude && *no_prelude && strcmp(no_prelude, "0") != 0;
+    /* MIM_KEEP_HELPERS=1: the optimizer visits unused interface helpers too
+     * (docs/optimizer.md; the test suite compares both). */
+    const char *keep_helpers = getenv("MIM_KEEP_HELPERS");
+    o.keep_helpers = keep_helpers && *keep_helpers && strcmp(keep_helpers, "0") != 0;
     int r = parse_args(&o, argc, argv);
     if (r == 2) return 0;
     if (r == 1) return 1;

@@ -209,7 +209,7 @@ static bool optimize(Run *r, long level) {
     MimWorld *front = r->world, *w = front;
     bool ok;
     if (level >= 2) {
-        MimOptHost host = {r, run_handler, run_loaded, release_front};
+        MimOptHost host = {r, run_handler, run_loaded, release_front, r->o->keep_helpers};
         ok = mim_optimize(&w, &host);
     } else {
         ok = mim_swap_cleanup(&w, front);

@@ -16,6 +16,9 @@ typedef struct MimOptHost {
      * host takes it over, e.g. reports its messages (the pipeline's warnings)
      * and frees it. NULL = the caller keeps owning it. */
     void (*release)(void *ctx, MimWorld *input);
+    /* Let the pass managers before internal_cleanup visit interface helpers
+     * the program cannot use (helpers.c; tests compare both ways). */
+    bool keep_helpers;
 } MimOptHost;
 
 /* Optimizes *w. On return *w is the current World: the input World is never
@@ -23,6 +26,11 @@ typedef struct MimOptHost {
  * host->release), intermediate Worlds are; on failure the returned World
  * holds the diagnostics. */
 bool mim_optimize(MimWorld **w, const MimOptHost *host);
+
+/* Makes internal the interface helpers (externals named internal_* declared
+ * by a loaded plugin's interface) that nothing the program's other externals
+ * reach can bring into use; returns how many (helpers.c). */
+size_t mim_retire_unused_helpers(MimWorld *w);
 
 /* Replace *w by its cleanup (freeing the old World unless it is keep). */
 bool mim_swap_cleanup(MimWorld **w, const MimWorld *keep);

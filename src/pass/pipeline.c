@@ -247,6 +247,15 @@ static void free_pipeline(MimPipeline *pb) {
     mim_ptrmap_free(&pb->pass_of);
 }
 
+/* Does a step make the interface helpers internal (compile.md §6)? Only then
+ * may unused ones leave before the first step (helpers.c). */
+static bool has_internal_cleanup(const MimPipeline *pb) {
+    for (size_t i = 0; i < pb->num_steps; ++i)
+        if (pb->steps[i].kind == STEP_PM && mim_pm_has_pass(pb->steps[i].pm, &mim_internal_cleanup_pass))
+            return true;
+    return false;
+}
+
 bool mim_optimize(MimWorld **w, const MimOptHost *host) {
     MimWorld *orig = *w;
     MimPipeline pb = {.w = orig, .host = host};
@@ -260,6 +269,7 @@ bool mim_optimize(MimWorld **w, const MimOptHost *host) {
     bool ok = body && mim_pipeline_handle(&pb, body) && !pb.failed;
     mim_pipeline_end_pass_phase(&pb);
     mim_ptrmap_free(&pb.pass_of); /* keyed by nodes of orig, only for the interpretation */
+    if (ok && host && !host->keep_helpers && has_internal_cleanup(&pb)) mim_retire_unused_helpers(orig);
     if (ok) ok = run_steps(&pb, w, orig);
     free_pipeline(&pb);
     return ok;

@@ -102,6 +102,12 @@ MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
 
 size_t mim_pm_num_passes(const MimPassMan *pm) { return pm->num_passes; }
 
+bool mim_pm_has_pass(const MimPassMan *pm, const MimPassClass *cls) {
+    for (size_t i = 0; i < pm->num_passes; ++i)
+        if (pm->passes[i]->cls == cls) return true;
+    return false;
+}
+
 /* ---- the interface offered to passes ------------------------------------- */
 
 MimWorld *mim_pass_world(const MimPass *p) { return p->pm->w; }

@@ -1,0 +1,108 @@
+/* Unused interface helpers leave the pipeline before it starts
+ * (docs/optimizer.md, "Interface helpers").
+ *
+ * A plugin interface may declare `extern` functions named internal_* for its
+ * own passes: autodiff.mim's internal_diff_*, matrix.mim's internal_mapRed_*.
+ * The pipeline's internal_cleanup step makes every such external internal,
+ * and the cleanup after it drops the ones nothing uses. Until that step each
+ * pass manager visits them like the program's own functions; for a small
+ * program that is most of the optimizer's work.
+ *
+ * A helper of plugin P comes into use only through P's passes, which act on
+ * P's axioms, or through code that names the helper. So when nothing that the
+ * program's other externals reach is a helper of P or an axiom of P, the
+ * helpers of P are made internal before the first step: the first cleanup
+ * drops them and no pass manager visits them. The program that comes out is
+ * the same; the nodes built after that point get smaller gids, which
+ * output-format.md leaves open. */
+#include "pass/optimize.h"
+
+#include "mim/ptrmap.h"
+#include "mim/vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREFIX "internal_"
+#define MAX_PLUGIN 64
+
+/* Would the internal_cleanup pass make this external internal? */
+static bool is_helper(MimDef *ext) {
+    MimSym name = mim_def_name(ext);
+    return mim_def_node(ext) == MIM_LAM && name && strncmp(name, PREFIX, strlen(PREFIX)) == 0;
+}
+
+/* The plugin part of an axiom's name `%p.t` or `%p.t.s` equals `plugin`. */
+static bool axiom_of(MimDef *axiom, const char *plugin) {
+    MimSym name = mim_def_name(axiom);
+    size_t len = strlen(plugin);
+    return name && name[0] == '%' && strncmp(name + 1, plugin, len) == 0 && name[1 + len] == '.';
+}
+
+/* The plugin (or module) whose interface declares ext: the stem of its
+ * file name. Whether the plugin's library is loaded does not matter: without
+ * it none of the plugin's passes runs. */
+static bool helper_plugin(MimDef *ext, char *out) {
+    const char *file = mim_def_loc(ext).file;
+    if (!file) return false;
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    if (len == 0 || len >= MAX_PLUGIN) return false;
+    memcpy(out, base, len);
+    out[len] = '\0';
+    return true;
+}
+
+typedef struct Helper {
+    MimDef *lam;
+    char plugin[MAX_PLUGIN];
+    bool used; /* reached, or an axiom of its plugin is */
+} Helper;
+
+/* Marks the helpers that what the non-helper externals reach may bring into
+ * use. Axioms are leaves here: the type of an axiom of another plugin names
+ * only what that plugin imports, never the passes of P. */
+static void mark_used(MimWorld *w, Helper *hs, size_t n) {
+    MimPtrMap seen = {0};
+    MIM_VEC(MimDef *) todo = {0};
+    for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        bool helper = false;
+        for (size_t k = 0; k < n; ++k) helper |= hs[k].lam == ext;
+        if (!helper) mim_vec_push(&todo, ext);
+    }
+    while (todo.len) {
+        MimDef *d = mim_vec_pop(&todo);
+        if (!d || !mim_ptrmap_add(&seen, d, d, NULL)) continue;
+        if (mim_def_node(d) == MIM_AXIOM) {
+            for (size_t k = 0; k < n; ++k) hs[k].used |= axiom_of(d, hs[k].plugin);
+            continue;
+        }
+        for (size_t k = 0; k < n; ++k) hs[k].used |= hs[k].lam == d; /* named by the program */
+        MimNode kind = mim_def_node(d);
+        bool universe = kind == MIM_TYPE || kind == MIM_UNIV || kind == MIM_UMAX || kind == MIM_UINC;
+        if (!universe) mim_vec_push(&todo, mim_def_type(d)); /* a type's type: the next level up, endlessly */
+        for (size_t i = 0, ops = mim_def_num_ops(d); i < ops; ++i) mim_vec_push(&todo, mim_def_op(d, i));
+    }
+    mim_vec_free(&todo);
+    mim_ptrmap_free(&seen);
+}
+
+size_t mim_retire_unused_helpers(MimWorld *w) {
+    MIM_VEC(Helper) hs = {0};
+    for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        Helper h = {.lam = ext};
+        if (is_helper(ext) && helper_plugin(ext, h.plugin)) mim_vec_push(&hs, h);
+    }
+    size_t retired = 0;
+    if (hs.len) {
+        mark_used(w, hs.data, hs.len);
+        for (size_t k = 0; k < hs.len; ++k)
+            if (!hs.data[k].used) mim_make_internal(w, hs.data[k].lam), ++retired;
+    }
+    mim_vec_free(&hs);
+    return retired;
+}
