@@ -42,12 +42,14 @@ def main():
         ("mim e.mim -O0 -p opt", [mim, empty, "-O0", "-p", "opt"]),
         ("mim e.mim -O1", [mim, empty, "-O1"]),
         ("mim e.mim  (default -O2)", [mim, empty]),
+        ("  same, MIM_KEEP_HELPERS=1", [mim, empty]),
         ("  same, MIM_NO_PRELUDE=1", [mim, empty]),
     ]
-    # The last row emits the plugin interfaces instead of loading their
-    # prelude images (docs/startup.md): the images' gain, in the same run.
-    no_prelude = dict(os.environ, MIM_NO_PRELUDE="1")
-    envs = {"  same, MIM_NO_PRELUDE=1": no_prelude}
+    # The last rows visit the unused interface helpers in every pass manager
+    # (docs/optimizer.md) and emit the plugin interfaces instead of loading
+    # their prelude images (docs/startup.md): the gains, in the same run.
+    envs = {"  same, MIM_KEEP_HELPERS=1": dict(os.environ, MIM_KEEP_HELPERS="1"),
+            "  same, MIM_NO_PRELUDE=1": dict(os.environ, MIM_NO_PRELUDE="1")}
     for name, argv in cmds:  # warm-up (page cache, dynamic loader cache)
         spawn(argv, envs.get(name))
     res = {name: [] for name, _ in cmds}
