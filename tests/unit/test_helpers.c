@@ -51,12 +51,22 @@ static bool pipelines_internal(MimWorld *w) {
     return true;
 }
 
+/* The World of session_with(program) as the pipeline's first step finds
+ * it; NULL (and s freed) if the program does not build. */
+static MimWorld *before_pipeline(MimSession **s, const char *program) {
+    *s = session_with(program);
+    MimWorld *w = *s ? mim_session_world(*s) : NULL;
+    if (w && pipelines_internal(w)) return w;
+    mim_session_free(*s);
+    *s = NULL;
+    return NULL;
+}
+
 static void test_empty_program_retires_all(void) {
-    MimSession *s = session_with("");
-    CHECK(s != NULL);
-    if (!s) return;
-    MimWorld *w = mim_session_world(s);
-    CHECK(pipelines_internal(w));
+    MimSession *s;
+    MimWorld *w = before_pipeline(&s, "");
+    CHECK(w != NULL);
+    if (!w) return;
     CHECK(num_external(w, autodiff_helpers, 3) == 3 && num_external(w, matrix_helpers, 3) == 3);
     CHECK(mim_retire_unused_helpers(w) == 6);
     CHECK(num_external(w, autodiff_helpers, 3) == 0 && num_external(w, matrix_helpers, 3) == 0);
@@ -66,11 +76,10 @@ static void test_empty_program_retires_all(void) {
 
 /* An axiom of autodiff keeps autodiff's helpers, not matrix's. */
 static void test_axiom_keeps_its_plugins_helpers(void) {
-    MimSession *s = session_with("lam extern f (x: Nat): Nat = %autodiff.add (x, x);\n");
-    CHECK(s != NULL);
-    if (!s) return;
-    MimWorld *w = mim_session_world(s);
-    CHECK(pipelines_internal(w));
+    MimSession *s;
+    MimWorld *w = before_pipeline(&s, "lam extern f (x: Nat): Nat = %autodiff.add (x, x);\n");
+    CHECK(w != NULL);
+    if (!w) return;
     CHECK(mim_retire_unused_helpers(w) == 3);
     CHECK(num_external(w, autodiff_helpers, 3) == 3);
     CHECK(num_external(w, matrix_helpers, 3) == 0);
@@ -81,14 +90,13 @@ static void test_axiom_keeps_its_plugins_helpers(void) {
 /* Through a type: a matrix parameter keeps matrix's helpers. A helper of the
  * input itself that another external uses stays; an unused one goes. */
 static void test_types_and_module_helpers(void) {
-    MimSession *s = session_with("lam extern m (x: %matrix.Mat (1, 4, Nat)): Nat = 0;\n"
-                                 "lam extern internal_mine (x: Nat): Nat = x;\n"
-                                 "lam extern internal_lone (x: Nat): Nat = x;\n"
-                                 "lam extern user (x: Nat): Nat → Nat = internal_mine;\n");
-    CHECK(s != NULL);
-    if (!s) return;
-    MimWorld *w = mim_session_world(s);
-    CHECK(pipelines_internal(w));
+    MimSession *s;
+    MimWorld *w = before_pipeline(&s, "lam extern m (x: %matrix.Mat (1, 4, Nat)): Nat = 0;\n"
+                                      "lam extern internal_mine (x: Nat): Nat = x;\n"
+                                      "lam extern internal_lone (x: Nat): Nat = x;\n"
+                                      "lam extern user (x: Nat): Nat → Nat = internal_mine;\n");
+    CHECK(w != NULL);
+    if (!w) return;
     CHECK(mim_retire_unused_helpers(w) == 4);
     CHECK(num_external(w, matrix_helpers, 3) == 3);
     CHECK(num_external(w, autodiff_helpers, 3) == 0);
