@@ -150,6 +150,21 @@ static MimDef *rewrite_extract(MimRewriter *rw, MimDef *old) {
     return tuple ? mim_extract(rw->dst, tuple, index) : NULL;
 }
 
+/* A function whose type is an immutable Pi mentioning the function's own
+ * variable (a hole codomain solved with the body's type, immutabilized by an
+ * earlier cleanup): its variable is met while that Pi is rewritten, before
+ * the new function can exist. It is stubbed with a mutable Pi holding only
+ * the rewritten domain, which is all its variable needs; rewrite_mut gives
+ * it the rewritten Pi once that is built. NULL for any other binder. */
+static MimDef *provisional_pi(MimRewriter *rw, MimDef *binder) {
+    MimDef *pi = mim_resolve(rw->src, binder->type);
+    if (binder->node != MIM_LAM || !mim_is(pi, MIM_PI) || pi->is_mut) return NULL;
+    MimDef *univ = mim_rewrite(rw, pi->type);
+    MimDef *dom = univ ? mim_rewrite(rw, pi->ops[0]) : NULL;
+    MimDef *stub = dom ? mim_alloc_mut(rw->dst, MIM_PI, univ, pi->flags, pi->num_ops) : NULL;
+    return stub && mim_mut_set(rw->dst, stub, 0, dom) ? stub : NULL;
+}
+
 /* A variable follows its binder: the stub made for it in this run, a
  * mutable the binder was explicitly mapped to (by a hook), or the binder's
  * rewrite when rewriting into another World. Within one World, a binder that
@@ -166,7 +181,9 @@ static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
          * with the body's type): stub the binder early with the stub of its
          * type that is being filled right now. */
         MimDef *type = memo_get(rw, mim_resolve(rw->src, binder->type));
-        if (!type) return rw->src == rw->dst ? old : NULL;
+        if (!type && rw->src == rw->dst) return old;
+        if (!type) type = provisional_pi(rw, binder);
+        if (!type) return NULL;
         stub = mim_stub(rw->dst, binder, type);
         if (!stub) return NULL;
         mim_rewriter_map(rw, binder, stub);

@@ -4,18 +4,11 @@
 # interface helpers before the pipeline (the default) or visits them in every
 # pass manager up to internal_cleanup (MIM_KEEP_HELPERS=1), once the numbers
 # after `_` (gids, output-format.md §4) are masked. Prints "N compared, N differ".
-#
-# Known exception: paper/typing-table.mim fails to optimize with
-# MIM_KEEP_HELPERS=1 ("optimization failed": the cleanup after
-# internal_cleanup cannot rewrite `lam extern b (i: Bool) = (0, tt)#i`); by
-# default it optimizes. The bug is older than dropping helpers (issue 3 note
-# of 2026-11-23); the file is compared again once it is fixed.
 set -u
 mim=$1 root=$2
 mask() { sed -E 's/_[0-9]+/_#/g'; }
 n=0 d=0
 for f in $(find "$root/tests/lit" "$root/examples" -name '*.mim' -not -path '*/Inputs/*' | sort); do
-    case $f in */paper/typing-table.mim) continue ;; esac
     x=$(ASAN_OPTIONS=detect_leaks=0 timeout 60 "$mim" "$f" -o - 2>&1 | mask)
     y=$(ASAN_OPTIONS=detect_leaks=0 MIM_KEEP_HELPERS=1 timeout 60 "$mim" "$f" -o - 2>&1 | mask)
     n=$((n + 1))
