@@ -1,5 +1,5 @@
 /* Unused interface helpers leave the pipeline before it starts
- * (docs/optimizer.md, "Interface helpers").
+ * (docs/optimizer.md, "Interface helpers that nothing uses").
  *
  * A plugin interface may declare `extern` functions named internal_* for its
  * own passes: autodiff.mim's internal_diff_*, matrix.mim's internal_mapRed_*.
@@ -9,10 +9,10 @@
  * program that is most of the optimizer's work.
  *
  * A helper of plugin P comes into use only through P's passes, which act on
- * P's axioms, or through code that names the helper. So when nothing that the
- * program's other externals reach is a helper of P or an axiom of P, the
- * helpers of P are made internal before the first step: the first cleanup
- * drops them and no pass manager visits them. The program that comes out is
+ * P's axioms, or through code that names the helper. So a helper is made
+ * internal before the first step when nothing that the program's other
+ * externals reach is that helper or an axiom of its plugin: the first
+ * cleanup drops it and no pass manager visits it. The program that comes out is
  * the same; the nodes built after that point get smaller gids, which
  * output-format.md leaves open. */
 #include "pass/optimize.h"
