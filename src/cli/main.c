@@ -413,19 +413,23 @@ static void warm_heap(void) {
 #endif
 }
 
+/* An environment switch: set, not empty and not "0". */
+static bool env_flag(const char *name) {
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 int main(int argc, char **argv) {
     tune_malloc();
     MimOptions o;
     mim_options_init(&o);
     o.argv0 = argc > 0 ? argv[0] : "mim";
     /* MIM_NO_PRELUDE=1: emit the plugin interfaces instead of loading their
-     * prelude images (docs/startup.md; the test suite compares both). */
-    const char *no_prelude = getenv("MIM_NO_PRELUDE");
-    o.no_prelude = no_prelude && *no_prelude && strcmp(no_prelude, "0") != 0;
-    /* MIM_KEEP_HELPERS=1: the optimizer visits unused interface helpers too
-     * (docs/optimizer.md; the test suite compares both). */
-    const char *keep_helpers = getenv("MIM_KEEP_HELPERS");
-    o.keep_helpers = keep_helpers && *keep_helpers && strcmp(keep_helpers, "0") != 0;
+     * prelude images (docs/startup.md). MIM_KEEP_HELPERS=1: the optimizer
+     * visits unused interface helpers too (docs/optimizer.md). The test
+     * suite compares both ways of each. */
+    o.no_prelude = env_flag("MIM_NO_PRELUDE");
+    o.keep_helpers = env_flag("MIM_KEEP_HELPERS");
     int r = parse_args(&o, argc, argv);
     if (r == 2) return 0;
     if (r == 1) return 1;

@@ -11,6 +11,7 @@
 #include "ir/print.h"
 #include "pass/cleanup.h"
 #include "pass/optimize.h"
+#include "util/path.h"
 #include "mim/world.h"
 #include "mim/xalloc.h"
 
@@ -78,10 +79,8 @@ static void print_world_diag(Run *r) {
 
 /* The stem of a path: file name without directory and extension. */
 static MimSym stem(MimWorld *w, const char *path) {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    size_t len;
+    const char *base = mim_path_stem(path, &len);
     return mim_world_sym_n(w, base, len);
 }
 

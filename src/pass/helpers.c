@@ -16,6 +16,8 @@
  * the same; the nodes built after that point get smaller gids, which
  * output-format.md leaves open. */
 #include "pass/optimize.h"
+#include "pass/std.h"
+#include "util/path.h"
 
 #include "mim/ptrmap.h"
 #include "mim/vec.h"
@@ -23,43 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PREFIX "internal_"
-#define MAX_PLUGIN 64
-
-/* Would the internal_cleanup pass make this external internal? */
-static bool is_helper(MimDef *ext) {
-    MimSym name = mim_def_name(ext);
-    return mim_def_node(ext) == MIM_LAM && name && strncmp(name, PREFIX, strlen(PREFIX)) == 0;
-}
-
-/* The plugin part of an axiom's name `%p.t` or `%p.t.s` equals `plugin`. */
-static bool axiom_of(MimDef *axiom, const char *plugin) {
-    MimSym name = mim_def_name(axiom);
-    size_t len = strlen(plugin);
-    return name && name[0] == '%' && strncmp(name + 1, plugin, len) == 0 && name[1 + len] == '.';
-}
-
-/* The plugin (or module) whose interface declares ext: the stem of its
- * file name. Whether the plugin's library is loaded does not matter: without
- * it none of the plugin's passes runs. */
-static bool helper_plugin(MimDef *ext, char *out) {
-    const char *file = mim_def_loc(ext).file;
-    if (!file) return false;
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    const char *dot = strrchr(base, '.');
-    size_t len = dot ? (size_t)(dot - base) : strlen(base);
-    if (len == 0 || len >= MAX_PLUGIN) return false;
-    memcpy(out, base, len);
-    out[len] = '\0';
-    return true;
-}
-
 typedef struct Helper {
     MimDef *lam;
-    char plugin[MAX_PLUGIN];
-    bool used; /* reached, or an axiom of its plugin is */
+    const char *plugin; /* the stem of the file declaring it (not terminated) */
+    size_t plugin_len;
+    bool used;          /* reached, or an axiom of its plugin is */
 } Helper;
+
+/* The plugin part of an axiom's name `%p.t` or `%p.t.s` is h's plugin. */
+static bool axiom_of(MimDef *axiom, const Helper *h) {
+    MimSym name = mim_def_name(axiom);
+    return name && name[0] == '%' && strncmp(name + 1, h->plugin, h->plugin_len) == 0 &&
+           name[1 + h->plugin_len] == '.';
+}
 
 /* Marks the helpers that what the non-helper externals reach may bring into
  * use. Axioms are leaves here: the type of an axiom of another plugin names
@@ -77,7 +55,7 @@ static void mark_used(MimWorld *w, Helper *hs, size_t n) {
         MimDef *d = mim_vec_pop(&todo);
         if (!d || !mim_ptrmap_add(&seen, d, d, NULL)) continue;
         if (mim_def_node(d) == MIM_AXIOM) {
-            for (size_t k = 0; k < n; ++k) hs[k].used |= axiom_of(d, hs[k].plugin);
+            for (size_t k = 0; k < n; ++k) hs[k].used |= axiom_of(d, &hs[k]);
             continue;
         }
         for (size_t k = 0; k < n; ++k) hs[k].used |= hs[k].lam == d; /* named by the program */
@@ -93,9 +71,15 @@ static void mark_used(MimWorld *w, Helper *hs, size_t n) {
 size_t mim_retire_unused_helpers(MimWorld *w) {
     MIM_VEC(Helper) hs = {0};
     for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
+        /* The plugin (or module) of a helper is the stem of the file that
+         * declares it. Whether its library is loaded does not matter:
+         * without it none of the plugin's passes runs. */
         MimDef *ext = mim_world_external(w, i);
+        const char *file = mim_def_loc(ext).file;
+        if (!mim_is_internal_helper(ext) || !file) continue;
         Helper h = {.lam = ext};
-        if (is_helper(ext) && helper_plugin(ext, h.plugin)) mim_vec_push(&hs, h);
+        h.plugin = mim_path_stem(file, &h.plugin_len);
+        if (h.plugin_len) mim_vec_push(&hs, h);
     }
     size_t retired = 0;
     if (hs.len) {

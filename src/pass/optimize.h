@@ -28,8 +28,8 @@ typedef struct MimOptHost {
 bool mim_optimize(MimWorld **w, const MimOptHost *host);
 
 /* Makes internal the interface helpers (externals named internal_* declared
- * by a loaded plugin's interface) that nothing the program's other externals
- * reach can bring into use; returns how many (helpers.c). */
+ * by a plugin interface or module) that nothing the program's other
+ * externals reach can bring into use; returns how many (helpers.c). */
 size_t mim_retire_unused_helpers(MimWorld *w);
 
 /* Replace *w by its cleanup (freeing the old World unless it is keep). */

@@ -83,12 +83,19 @@ void mim_pm_free(MimPassMan *pm) {
     free(pm);
 }
 
-MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
+/* The manager's instance of cls, or NULL. */
+static MimPass *pass_of_class(const MimPassMan *pm, const MimPassClass *cls) {
     for (size_t i = 0; i < pm->num_passes; ++i)
-        if (pm->passes[i]->cls == cls) {
-            if (fresh) *fresh = false;
-            return pm->passes[i];
-        }
+        if (pm->passes[i]->cls == cls) return pm->passes[i];
+    return NULL;
+}
+
+MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
+    MimPass *old = pass_of_class(pm, cls);
+    if (old) {
+        if (fresh) *fresh = false;
+        return old;
+    }
     size_t size = cls->size < sizeof(MimPass) ? sizeof(MimPass) : cls->size;
     MimPass *p = mim_xcalloc(1, size);
     p->cls = cls;
@@ -103,9 +110,7 @@ MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
 size_t mim_pm_num_passes(const MimPassMan *pm) { return pm->num_passes; }
 
 bool mim_pm_has_pass(const MimPassMan *pm, const MimPassClass *cls) {
-    for (size_t i = 0; i < pm->num_passes; ++i)
-        if (pm->passes[i]->cls == cls) return true;
-    return false;
+    return pass_of_class(pm, cls) != NULL;
 }
 
 /* ---- the interface offered to passes ------------------------------------- */

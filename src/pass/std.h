@@ -13,6 +13,11 @@ typedef struct StdPass {
     MimPass *link; /* η-reduction / η-expansion instance it cooperates with */
 } StdPass;
 
+/* Does the internal_cleanup pass make this external lambda internal (its
+ * name starts with `internal_`)? Also decides which externals are interface
+ * helpers (helpers.c). */
+bool mim_is_internal_helper(const MimDef *lam);
+
 /* The return continuation's variable projection of a returning lambda (last
  * domain component a continuation type), or NULL. */
 MimDef *mim_ret_var(MimWorld *w, MimDef *lam);

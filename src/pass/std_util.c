@@ -98,10 +98,14 @@ void mim_pass_link(MimPass *p, MimPass *other) {
 
 /* ---- internal_cleanup ------------------------------------------------------ */
 
+bool mim_is_internal_helper(const MimDef *lam) {
+    static const char prefix[] = "internal_";
+    return lam->node == MIM_LAM && lam->is_external && lam->name &&
+           strncmp(lam->name, prefix, sizeof prefix - 1) == 0;
+}
+
 static void internal_cleanup_enter(MimPass *p, MimDef *lam) {
-    MimSym name = lam->name;
-    if (lam->is_external && name && strncmp(name, "internal_", 9) == 0)
-        mim_make_internal(mim_pass_world(p), lam);
+    if (mim_is_internal_helper(lam)) mim_make_internal(mim_pass_world(p), lam);
 }
 
 const MimPassClass mim_internal_cleanup_pass = {
