@@ -419,6 +419,7 @@ typedef struct Reader {
     char *block;
     size_t block_len;
     uint32_t base_gid, last_gid, num_nodes, num_builtins, num_strs;
+    uint32_t num_imms; /* records that are immutables (counted by prepare) */
     MimSym *strs;  /* by number - 1 */
     MimDef **nodes; /* by number: nodes[0] = NULL */
     Named *named;   /* the builtins' names and locations */
@@ -716,8 +717,10 @@ static bool prepare(Reader *rd, const MimImageSource *src) {
     if (!rd->nodes || !read_strings_and_builtins(rd) || !walk_block(rd)) return false;
     for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
         if (!relocate(rd, k)) return false;
-    for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
-        if (rd->nodes[k]->is_mut && !relocate_var(rd, rd->nodes[k])) return false;
+    for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k) {
+        if (!rd->nodes[k]->is_mut) rd->num_imms++;
+        else if (!relocate_var(rd, rd->nodes[k])) return false;
+    }
     MimByteReader tables = rd->in;
     bool ok = read_tables(rd, false);
     rd->in = tables;
@@ -729,7 +732,7 @@ static bool prepare(Reader *rd, const MimImageSource *src) {
 static bool commit(Reader *rd) {
     MimWorld *w = rd->w;
     for (uint32_t i = 0; i < rd->num_builtins; ++i) rd->named[i].def->name = rd->named[i].name, rd->named[i].def->loc = rd->named[i].loc;
-    mim_world_reserve(w, rd->num_nodes);
+    mim_world_reserve(w, rd->num_imms); /* only immutables enter the table */
     for (uint32_t k = rd->num_builtins + 1; k <= rd->num_nodes; ++k)
         if (!rd->nodes[k]->is_mut && !mim_world_enter(w, rd->nodes[k])) return false;
     return read_tables(rd, true);
