@@ -119,6 +119,10 @@ static inline uint64_t mim_annex_base(uint64_t id) { return id & ~(uint64_t)0xff
 static inline unsigned mim_annex_sub(uint64_t id) { return (unsigned)(id & 0xff); }
 static inline uint64_t mim_annex_plugin(uint64_t id) { return id & ~(uint64_t)0xffff; }
 uint64_t mim_axiom_id(const MimDef *axiom);
+/* The sub-tag of the axiom heading a normalizer's callee (the axiom itself or
+ * a curried application of it), e.g. 1 for `%refly.dbg.perm T`; 0 if there is
+ * no axiom. */
+unsigned mim_callee_sub(const MimDef *callee);
 
 /* ---- matching (paper Listing 3) ----------------------------------------- */
 /* d if it is a *fully applied* application (curry counter 0) whose head axiom

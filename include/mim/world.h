@@ -175,6 +175,24 @@ unsigned mim_axiom_trip(const MimDef *axiom);
 void mim_world_register_annex(MimWorld *w, uint64_t id, MimDef *def);
 MimDef *mim_world_annex(MimWorld *w, uint64_t id); /* NULL if not registered */
 
+/* ---- logging (cli.md §7: -V) ------------------------------------------ */
+/* Log lines `<L>:<location>: <message>` with L = E, W, I, V, D for levels
+ * 0 (error) … 4 (debug). A World logs the levels up to `level` to `out`; a
+ * new World logs nothing (out NULL), an heir (mim_world_inherit) logs like
+ * its parent. The `mim` command logs to stderr at its -V count. */
+void mim_world_set_log(MimWorld *w, FILE *out, int level);
+bool mim_world_logs(const MimWorld *w, int level);
+void mim_world_log(MimWorld *w, int level, MimLoc loc, const char *fmt, ...) MIM_PRINTF(4, 5);
+
+/* ---- plugin state ------------------------------------------------------ */
+/* Per-World data of a plugin (e.g. refly's table of reified nodes), keyed by
+ * its plugin id (mim_annex_plugin of any of its annex ids): `size` zeroed
+ * bytes made by the first call, the same block after that; freed with the
+ * World, after `fini` (may be NULL) has released what it points to. An heir
+ * starts without any: node pointers do not survive a cleanup. NULL only if
+ * the first call gives size 0. */
+void *mim_world_plugin_state(MimWorld *w, uint64_t plugin_id, size_t size, void (*fini)(void *state));
+
 /* ---- checking, equivalence, substitution ------------------------------ */
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer);
 bool mim_assignable(MimWorld *w, MimDef *type, MimDef *value);

@@ -1,10 +1,6 @@
 /* Helpers shared by the core normalizers (see core_util.h). */
 #include "core_util.h"
 
-unsigned core_sub(const MimDef *callee) {
-    const MimDef *ax = mim_def_node(callee) == MIM_AXIOM ? callee : mim_app_axiom(callee);
-    return ax ? mim_annex_sub(mim_axiom_id(ax)) : 0;
-}
 
 MimDef *core_callee_arg(const MimDef *callee, size_t k) { return mim_app_nth_arg(callee, k); }
 

@@ -17,8 +17,6 @@
 #define CORE_MATH_F 0x3825490000000000ull   /* %math.F */
 #define CORE_MATH_CMP 0x3825490000001a00ull /* %math.cmp (base) */
 
-/* Sub-tag of the axiom at the head of callee (callee may be the axiom). */
-unsigned core_sub(const MimDef *callee);
 /* The k-th curried argument of callee counted from the head (0 = first). */
 MimDef *core_callee_arg(const MimDef *callee, size_t k);
 

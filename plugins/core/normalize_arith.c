@@ -18,7 +18,7 @@ static bool shift_out_of_range(MimDef *s, uint64_t b) {
 }
 
 MimDef *normalize_shr(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *s = core_callee_arg(callee, 0);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1);
     if (!a || !b) return NULL;
@@ -41,7 +41,7 @@ static MimDef *wrap_call(MimWorld *w, uint64_t id, MimDef *s, MimDef *m, MimDef 
 }
 
 MimDef *normalize_wrap(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *s = core_callee_arg(callee, 0), *m = core_callee_arg(callee, 1);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1), *r;
     if (!a || !b) return NULL;
@@ -79,7 +79,7 @@ MimDef *normalize_wrap(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
 static MimDef *with_mem(MimWorld *w, MimDef *mem, MimDef *r) { return r ? core_pair(w, mem, r) : NULL; }
 
 MimDef *normalize_div(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     bool rem = sub == DIV_SREM || sub == DIV_UREM;
     MimDef *s = core_callee_arg(callee, 0);
     MimDef *mem = core_op(w, arg, 0), *ab = core_op(w, arg, 1);

@@ -15,7 +15,7 @@ enum {
 };
 
 MimDef *normalize_bit1(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     if (sub == BIT1_ID) return arg;
     uint64_t s, a;
     if (core_lit(core_callee_arg(callee, 0), &s)) {
@@ -67,7 +67,7 @@ static MimDef *merge_icmp(const Bit2 *op, MimDef *a, MimDef *b, bool *done) {
     if (!mim_match_annex(a, MIM_core_icmp) || !mim_match_annex(b, MIM_core_icmp) ||
         mim_app_arg(a) != mim_app_arg(b))
         return NULL;
-    unsigned ra = core_sub(a), rb = core_sub(b), r = 0;
+    unsigned ra = mim_callee_sub(a), rb = mim_callee_sub(b), r = 0;
     for (unsigned i = 0; i < 5; ++i) r |= table(op->sub, (ra >> i) & 1, (rb >> i) & 1) << i;
     MimDef *args[2] = {mim_app_nth_arg(a, 0), mim_app_arg(a)};
     *done = true;
@@ -117,7 +117,7 @@ static MimDef *one_known(const Bit2 *op, MimDef *a, MimDef *b) {
 }
 
 MimDef *normalize_bit2(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    Bit2 op = {w, type, core_callee_arg(callee, 0), 0, false, core_sub(callee)};
+    Bit2 op = {w, type, core_callee_arg(callee, 0), 0, false, mim_callee_sub(callee)};
     op.has_ls = core_lit(op.s, &op.ls);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1), *r;
     if (!a || !b) return NULL;

@@ -19,7 +19,7 @@ static bool sign_extend(uint64_t v, unsigned ws, unsigned wd, uint64_t *r) {
 }
 
 MimDef *normalize_conv(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *src = mim_resolve(w, mim_def_type(arg));
     if (src == type) return arg;
     if (core_is_bot(arg)) return mim_bot(w, type);

@@ -11,7 +11,7 @@ static bool operand_size(MimWorld *w, MimDef *a, uint64_t *s) {
 }
 
 MimDef *normalize_icmp(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1);
     if (!a || !b) return NULL;
     if (core_is_bot(a) || core_is_bot(b)) return mim_bot(w, type);
@@ -34,7 +34,7 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
     if (core_is_bot(a) || core_is_bot(b)) return mim_bot(w, type);
     uint64_t s, la, lb;
     if (core_lit(a, &la) && core_lit(b, &lb) && core_idx_lit_size(w, type, &s))
-        return mim_lit(w, type, core_fold_extrema(core_sub(callee), s, la, lb));
+        return mim_lit(w, type, core_fold_extrema(mim_callee_sub(callee), s, la, lb));
     return mim_raw_app(w, type, callee, arg);
 }
 

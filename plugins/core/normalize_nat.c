@@ -13,7 +13,7 @@ static uint64_t fold_nat(unsigned sub, uint64_t a, uint64_t b) {
 }
 
 MimDef *normalize_nat(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1);
     if (!a || !b) return NULL;
     if (sub != NAT_SUB) core_commute(&a, &b);
@@ -30,7 +30,7 @@ MimDef *normalize_nat(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
 enum { NCMP_F = 0, NCMP_E = 1, NCMP_NE = 6, NCMP_T = 7 };
 
 MimDef *normalize_ncmp(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     if (sub == NCMP_T) return mim_lit_bool(w, true);
     if (sub == NCMP_F) return mim_lit_bool(w, false);
     MimDef *a = core_op(w, arg, 0), *b = core_op(w, arg, 1);

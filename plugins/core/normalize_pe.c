@@ -11,7 +11,7 @@ enum { PE_HLT, PE_RUN, PE_KNOWN };
 #define ZIP_MAX_EXTENT 4096
 
 MimDef *normalize_pe(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    if (core_sub(callee) == PE_KNOWN) {
+    if (mim_callee_sub(callee) == PE_KNOWN) {
         if (mim_match(arg, MIM_core_pe_hlt)) return mim_lit_bool(w, false);
         /* a closed expression: no variable, mutable or unsolved hole below */
         if (!(mim_def_dep(arg) & (MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_INFER))) return mim_lit_bool(w, true);

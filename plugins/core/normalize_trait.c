@@ -58,7 +58,7 @@ static MimDef *join_trait(MimWorld *w, unsigned sub, MimDef *T) {
 }
 
 MimDef *normalize_trait(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = core_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *T = mim_resolve(w, arg), *r = NULL;
     uint64_t s, p, e;
     if (mim_match(T, CORE_MEM_PTR) || mim_def_node(T) == MIM_PI) return mim_lit_nat(w, 8);

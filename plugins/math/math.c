@@ -22,7 +22,6 @@ static bool is_lit(const MimDef *d) {
 }
 
 /* Sub-tag of the axiom heading a call chain. */
-static unsigned call_sub(const MimDef *callee) { return mim_annex_sub(mim_axiom_id(mim_app_axiom(callee))); }
 
 /* For `%math.op {pe} m`: callee = (axiom pe) m. */
 static MimDef *call_mode(const MimDef *callee) { return mim_app_arg(callee); }
@@ -143,7 +142,7 @@ static MimDef *arith_fast(MimWorld *w, unsigned sub, SfFormat f, MimDef *type, M
 }
 
 MimDef *normalize_arith(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = call_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *a, *b;
     operands(w, arg, &a, &b);
     if (!a || !b) return NULL;
@@ -191,7 +190,7 @@ static uint64_t fold_extrema(SfFormat f, unsigned sub, uint64_t a, uint64_t b) {
 }
 
 MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = call_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *a, *b;
     operands(w, arg, &a, &b);
     if (!a || !b) return NULL;
@@ -252,7 +251,7 @@ static uint64_t fold_unary(const MathLibm *lm, SfFormat f, UnaryFn fn, uint64_t 
 static MimDef *normalize_unary(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg, const UnaryFn *fns,
                                unsigned num) {
     if (is_bot(w, arg)) return mim_bot(w, type);
-    unsigned sub = call_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     SfFormat f;
     uint64_t v;
     const MathLibm *lm;
@@ -306,7 +305,7 @@ MimDef *normalize_pow(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
 enum { CMP_F = 0, CMP_E = 1, CMP_NE = 6, CMP_T = 15 };
 
 MimDef *normalize_cmp(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    unsigned sub = call_sub(callee);
+    unsigned sub = mim_callee_sub(callee);
     MimDef *a, *b;
     operands(w, arg, &a, &b);
     if (!a || !b) return NULL;

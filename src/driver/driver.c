@@ -234,6 +234,7 @@ static int run(Run *r) {
     mim_world_set_scalarize_threshold(r->world, o->scalarize_threshold);
     mim_world_set_aggr_lam_spec(r->world, o->aggr_lam_spec);
     if (o->stack_budget) mim_world_set_stack_budget(r->world, o->stack_budget);
+    mim_world_set_log(r->world, r->err, o->verbose); /* -V: errors only … debug */
     mim_world_set_name(r->world, stem(r->world, o->input));
     mim_diag_init(&r->diag);
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);

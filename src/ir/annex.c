@@ -18,6 +18,11 @@ uint64_t mim_axiom_id(const MimDef *axiom) {
     return mim_is(axiom, MIM_AXIOM) ? axiom->flags : 0;
 }
 
+unsigned mim_callee_sub(const MimDef *callee) {
+    const MimDef *ax = mim_is(callee, MIM_AXIOM) ? callee : mim_app_axiom(callee);
+    return ax ? mim_annex_sub(mim_axiom_id(ax)) : 0;
+}
+
 /* The axiom heading d if d is "fully applied" (semantics.md §11): an
  * application whose counter is 0, or an axiom that needs no argument at all
  * (curry 0, e.g. a non-function axiom). */

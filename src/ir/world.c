@@ -217,6 +217,8 @@ MimWorld *mim_world_inherit(MimWorld *old) {
     w->scalarize_threshold = old->scalarize_threshold;
     w->aggr_lam_spec = old->aggr_lam_spec;
     w->stack_budget = old->stack_budget;
+    w->log_out = old->log_out;
+    w->log_level = old->log_level;
     w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
     w->loc = old->loc;
     w->loc.file = old->loc.file ? mim_sym(&w->syms, old->loc.file) : NULL; /* old may be freed first */
@@ -228,6 +230,12 @@ void mim_world_free(MimWorld *w) {
     if (!w) return;
     mim_check_world_fini(w);
     for (size_t i = 0; i < sizeof w->strs / sizeof *w->strs; ++i) free(w->strs[i]);
+    for (size_t i = 0; i < w->plugin_states.len; ++i) {
+        MimPluginState *ps = &w->plugin_states.data[i];
+        if (ps->fini) ps->fini(ps->state);
+        free(ps->state);
+    }
+    mim_vec_free(&w->plugin_states);
     mim_vec_free(&w->externals);
     mim_vec_free(&w->annexes);
     mim_diag_free(&w->diag);
@@ -250,6 +258,35 @@ bool mim_world_aggr_lam_spec(const MimWorld *w) { return w->aggr_lam_spec; }
 void mim_world_set_stack_budget(MimWorld *w, size_t bytes) { w->stack_budget = bytes; }
 MimDiag *mim_world_diag(MimWorld *w) { return &w->diag; }
 bool mim_world_has_error(const MimWorld *w) { return w->diag.num_errors != 0; }
+
+void mim_world_set_log(MimWorld *w, FILE *out, int level) {
+    w->log_out = out;
+    w->log_level = level;
+}
+
+bool mim_world_logs(const MimWorld *w, int level) { return w->log_out && level <= w->log_level; }
+
+void mim_world_log(MimWorld *w, int level, MimLoc loc, const char *fmt, ...) {
+    if (!mim_world_logs(w, level)) return;
+    static const char letters[] = "EWIVD";
+    fprintf(w->log_out, "%c:", letters[level < 0 ? 0 : level > 4 ? 4 : level]);
+    mim_loc_print(loc, w->log_out);
+    fputs(": ", w->log_out);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(w->log_out, fmt, ap);
+    va_end(ap);
+    fputc('\n', w->log_out);
+}
+
+void *mim_world_plugin_state(MimWorld *w, uint64_t plugin_id, size_t size, void (*fini)(void *state)) {
+    for (size_t i = 0; i < w->plugin_states.len; ++i)
+        if (w->plugin_states.data[i].plugin == plugin_id) return w->plugin_states.data[i].state;
+    if (!size) return NULL;
+    MimPluginState ps = {plugin_id, mim_xcalloc(1, size), fini};
+    mim_vec_push(&w->plugin_states, ps);
+    return ps.state;
+}
 
 bool mim_world_freeze(MimWorld *w, bool frozen) {
     bool old = w->frozen;

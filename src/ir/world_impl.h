@@ -41,6 +41,12 @@ static inline MimDef *mim_table_at(const MimHashSet *t, size_t i) {
     return (MimDef *)(uintptr_t)(t->slots[i] & ~t->tag_mask);
 }
 
+typedef struct MimPluginState { /* mim_world_plugin_state */
+    uint64_t plugin;
+    void *state;
+    void (*fini)(void *state);
+} MimPluginState;
+
 typedef struct MimAnnexEntry {
     uint64_t id;
     MimDef *def;
@@ -65,6 +71,9 @@ struct MimWorld {
         MimDef *univ, *star, *box, *nat, *idx, *bool_, *bot_star, *top_star, *top_nat;
         MimDef *unit_type, *unit, *lit_0_1, *ff, *tt, *nat_0, *nat_1, *nat_max;
     } builtin;
+    FILE *log_out;        /* mim_world_set_log; NULL = no log */
+    int log_level;
+    MIM_VEC(MimPluginState) plugin_states;
     char *strs[8];        /* ring of printed nodes for messages (mim_str) */
     unsigned str_next;
 
