@@ -1,0 +1,542 @@
+/* The lower_regex pass (regex.md §4): every first application `r n` of a
+ * matcher r (a fully applied conj, disj, not_, range or quant call) to its
+ * size becomes a direct-style view (`%direct.cps2ds`) of a generated CPS
+ * function match_regex that runs the matcher's minimal DFA over the string:
+ *
+ *     regex --(§4.1 convert)--> NFA --(§4.2 subsets)--> DFA
+ *           --(§4.3 Moore refinement)--> minimal DFA --(§4.4)--> continuations
+ *
+ * Only %core and %mem operations are generated, so the LLVM back end takes
+ * the result once direct's passes have removed the cps2ds call. */
+#include "mim/pass.h"
+#include "mim/plugin/core.h"
+#include "mim/plugin/direct.h"
+#include "mim/plugin/mem.h"
+#include "mim/ptrmap.h"
+#include "regex.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NUM_CHARS 256
+
+static void *xrealloc(void *p, size_t n) {
+    p = realloc(p, n ? n : 1);
+    if (!p) abort();
+    return p;
+}
+
+/* ---- the NFA (§4.1) ------------------------------------------------------------ */
+
+typedef struct Edge {
+    int c; /* 0…255, or -1 for ε */
+    size_t to;
+} Edge;
+
+typedef struct NState {
+    Edge *edges;
+    size_t num_edges, cap_edges;
+    bool accepting, erroring;
+} NState;
+
+typedef struct Nfa {
+    NState *st;
+    size_t num, cap;
+} Nfa;
+
+static size_t nfa_state(Nfa *a) {
+    if (a->num == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16;
+        a->st = xrealloc(a->st, a->cap * sizeof *a->st);
+    }
+    a->st[a->num] = (NState){0};
+    return a->num++;
+}
+
+static void nfa_edge(Nfa *a, size_t from, int c, size_t to) {
+    NState *s = &a->st[from];
+    if (s->num_edges == s->cap_edges) {
+        s->cap_edges = s->cap_edges ? 2 * s->cap_edges : 4;
+        s->edges = xrealloc(s->edges, s->cap_edges * sizeof *s->edges);
+    }
+    s->edges[s->num_edges++] = (Edge){c, to};
+}
+
+static void nfa_free(Nfa *a) {
+    for (size_t i = 0; i < a->num; ++i) free(a->st[i].edges);
+    free(a->st);
+}
+
+#define NO_STATE ((size_t)-1)
+
+enum { Q_OPTIONAL, Q_STAR, Q_PLUS };
+
+/* convert(r, from, to, err) of §4.1; err NO_STATE = not given. */
+static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size_t err) {
+    uint64_t n, lo, hi;
+    MimDef *ops, *call;
+    if (regex_nary(r, MIM_regex_conj, &n, &ops)) {
+        if (n == 0) nfa_edge(a, from, -1, to);
+        size_t cur = from;
+        for (uint64_t i = 0; i < n; ++i) {
+            size_t next = i + 1 == n ? to : nfa_state(a);
+            convert(w, a, mim_proj(w, ops, n, i), cur, next, err);
+            cur = next;
+        }
+    } else if (regex_nary(r, MIM_regex_disj, &n, &ops)) {
+        for (uint64_t i = 0; i < n; ++i) convert(w, a, mim_proj(w, ops, n, i), from, to, err);
+    } else if (regex_range(w, r, &lo, &hi)) {
+        for (uint64_t c = lo; c <= hi && c < NUM_CHARS; ++c) nfa_edge(a, from, (int)c, to);
+        if (err != NO_STATE)
+            for (int c = 0; c < NUM_CHARS; ++c) nfa_edge(a, from, c, err);
+    } else if ((call = mim_match(r, MIM_regex_not_))) {
+        size_t first = nfa_state(a), e = nfa_state(a);
+        a->st[e].erroring = true;
+        nfa_edge(a, from, -1, first);
+        convert(w, a, mim_app_nth_arg(call, 0), first, e, to);
+    } else if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1) {
+        MimDef *x = mim_app_nth_arg(call, 0);
+        switch (mim_callee_sub(call)) {
+        case Q_OPTIONAL:
+            nfa_edge(a, from, -1, to);
+            convert(w, a, x, from, to, NO_STATE);
+            break;
+        case Q_STAR: {
+            size_t m1 = nfa_state(a), m2 = nfa_state(a);
+            nfa_edge(a, from, -1, m1), nfa_edge(a, from, -1, to);
+            nfa_edge(a, m2, -1, m1), nfa_edge(a, m2, -1, to);
+            convert(w, a, x, m1, m2, NO_STATE);
+            break;
+        }
+        case Q_PLUS: {
+            size_t m0 = nfa_state(a), m1 = nfa_state(a), m2 = nfa_state(a);
+            convert(w, a, x, from, m0, err);
+            nfa_edge(a, m0, -1, m1), nfa_edge(a, m2, -1, m1);
+            nfa_edge(a, m2, -1, to), nfa_edge(a, m0, -1, to);
+            convert(w, a, x, m1, m2, NO_STATE);
+            break;
+        }
+        default: break;
+        }
+    }
+    /* anything else, %regex.any included (§2.2): nothing */
+}
+
+/* ---- the DFA (§4.2) -------------------------------------------------------------- */
+
+typedef struct Dfa {
+    int (*next)[NUM_CHARS]; /* next[s][c]: target state or -1 */
+    bool *accepting, *erroring;
+    size_t num;
+} Dfa;
+
+typedef struct StateSets { /* the DFA states as bit sets of NFA states */
+    uint64_t *bits;
+    size_t words, num, cap;
+    size_t *slots; /* hash index: state + 1, 0 = empty */
+    size_t num_slots;
+} StateSets;
+
+static uint64_t set_hash(const uint64_t *s, size_t words) {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < words; ++i) h = (h ^ s[i]) * 0xbf58476d1ce4e5b9ull;
+    return h ^ h >> 31;
+}
+
+static void sets_index(StateSets *ss, size_t k) {
+    size_t mask = ss->num_slots - 1;
+    size_t i = (size_t)set_hash(ss->bits + k * ss->words, ss->words) & mask;
+    while (ss->slots[i]) i = (i + 1) & mask;
+    ss->slots[i] = k + 1;
+}
+
+/* Grows the hash index to keep it at most half full with one more state. */
+static void sets_reserve(StateSets *ss) {
+    if (2 * (ss->num + 1) <= ss->num_slots) return;
+    free(ss->slots);
+    ss->num_slots = ss->num_slots ? 2 * ss->num_slots : 64;
+    ss->slots = calloc(ss->num_slots, sizeof *ss->slots);
+    if (!ss->slots) abort();
+    for (size_t k = 0; k < ss->num; ++k) sets_index(ss, k);
+}
+
+/* The state holding set s, added if new; *added tells which. */
+static size_t sets_find_or_add(StateSets *ss, const uint64_t *s, bool *added) {
+    sets_reserve(ss);
+    size_t bytes = ss->words * sizeof *s, mask = ss->num_slots - 1;
+    for (size_t i = (size_t)set_hash(s, ss->words) & mask; ss->slots[i]; i = (i + 1) & mask)
+        if (!memcmp(ss->bits + (ss->slots[i] - 1) * ss->words, s, bytes)) {
+            *added = false;
+            return ss->slots[i] - 1;
+        }
+    if (ss->num == ss->cap) {
+        ss->cap = ss->cap ? 2 * ss->cap : 16;
+        ss->bits = xrealloc(ss->bits, ss->cap * bytes);
+    }
+    memcpy(ss->bits + ss->num * ss->words, s, bytes);
+    sets_index(ss, ss->num);
+    *added = true;
+    return ss->num++;
+}
+
+/* s := its ε-closure (stack: scratch of a->num entries). */
+static void closure(const Nfa *a, uint64_t *s, size_t *stack) {
+    size_t top = 0;
+    for (size_t q = 0; q < a->num; ++q)
+        if (s[q / 64] >> (q % 64) & 1) stack[top++] = q;
+    while (top) {
+        const NState *st = &a->st[stack[--top]];
+        for (size_t e = 0; e < st->num_edges; ++e) {
+            size_t t = st->edges[e].to;
+            if (st->edges[e].c < 0 && !(s[t / 64] >> (t % 64) & 1)) {
+                s[t / 64] |= (uint64_t)1 << (t % 64);
+                stack[top++] = t;
+            }
+        }
+    }
+}
+
+static void dfa_grow(Dfa *d, size_t num) {
+    d->next = xrealloc(d->next, num * sizeof *d->next);
+    d->accepting = xrealloc(d->accepting, num * sizeof *d->accepting);
+    d->erroring = xrealloc(d->erroring, num * sizeof *d->erroring);
+}
+
+static void dfa_free(Dfa *d) {
+    free(d->next);
+    free(d->accepting);
+    free(d->erroring);
+}
+
+/* Subset construction from `start`; states are numbered in order of
+ * discovery (0 = start), characters explored in ascending order. */
+static Dfa subsets(const Nfa *a, size_t start) {
+    StateSets ss = {.words = (a->num + 63) / 64};
+    Dfa d = {0};
+    uint64_t *cur = calloc(ss.words, sizeof *cur), *moved = calloc(ss.words, sizeof *moved);
+    size_t *stack = malloc((a->num ? a->num : 1) * sizeof *stack);
+    if (!cur || !moved || !stack) abort();
+    cur[start / 64] |= (uint64_t)1 << (start % 64);
+    closure(a, cur, stack);
+    bool added;
+    sets_find_or_add(&ss, cur, &added);
+    for (size_t k = 0; k < ss.num; ++k) {
+        dfa_grow(&d, ss.num);
+        memcpy(cur, ss.bits + k * ss.words, ss.words * sizeof *cur);
+        bool acc = false, err = false;
+        for (size_t q = 0; q < a->num; ++q)
+            if (cur[q / 64] >> (q % 64) & 1) acc |= a->st[q].accepting, err |= a->st[q].erroring;
+        d.erroring[k] = err;
+        d.accepting[k] = acc && !err;
+        for (int c = 0; c < NUM_CHARS; ++c) d.next[k][c] = -1;
+        if (err) continue; /* erroring states have no transitions */
+        for (int c = 0; c < NUM_CHARS; ++c) {
+            memset(moved, 0, ss.words * sizeof *moved);
+            bool any = false;
+            for (size_t q = 0; q < a->num; ++q) {
+                if (!(cur[q / 64] >> (q % 64) & 1)) continue;
+                const NState *st = &a->st[q];
+                for (size_t e = 0; e < st->num_edges; ++e)
+                    if (st->edges[e].c == c) {
+                        size_t t = st->edges[e].to;
+                        moved[t / 64] |= (uint64_t)1 << (t % 64);
+                        any = true;
+                    }
+            }
+            if (!any) continue;
+            closure(a, moved, stack);
+            d.next[k][c] = (int)sets_find_or_add(&ss, moved, &added);
+        }
+    }
+    d.num = ss.num;
+    free(cur), free(moved), free(stack);
+    free(ss.bits), free(ss.slots);
+    return d;
+}
+
+/* ---- minimization (§4.3) ---------------------------------------------------------- */
+
+/* Moore's partition refinement from {accepting, erroring, other}: two states
+ * stay together while they have the same block and, for every character,
+ * both no transition or transitions into the same block (a missing
+ * transition ends the run there, so it is not a move to a dead state). The
+ * result's states are the blocks, numbered in order of discovery from the
+ * start (breadth first, characters ascending): the names of the generated
+ * continuations do not depend on hashing. */
+static Dfa minimize(const Dfa *d) {
+    size_t n = d->num;
+    size_t *block = malloc(n * sizeof *block), *sig_block = malloc(n * sizeof *sig_block);
+    if (!block || !sig_block) abort();
+    bool present[3] = {false, false, false};
+    for (size_t s = 0; s < n; ++s) present[block[s] = d->accepting[s] ? 0 : d->erroring[s] ? 1 : 2] = true;
+    size_t num_blocks = (size_t)present[0] + present[1] + present[2]; /* the non-empty ones */
+    for (;;) {
+        /* new block of s = the first state with the same signature */
+        size_t fresh = 0;
+        for (size_t s = 0; s < n; ++s) {
+            sig_block[s] = NO_STATE;
+            for (size_t r = 0; r < s && sig_block[s] == NO_STATE; ++r) {
+                if (block[r] != block[s]) continue;
+                bool same = true;
+                for (int c = 0; same && c < NUM_CHARS; ++c) {
+                    int x = d->next[s][c], y = d->next[r][c];
+                    same = (x < 0 && y < 0) || (x >= 0 && y >= 0 && block[x] == block[y]);
+                }
+                if (same) sig_block[s] = sig_block[r];
+            }
+            if (sig_block[s] == NO_STATE) sig_block[s] = fresh++;
+        }
+        memcpy(block, sig_block, n * sizeof *block);
+        if (fresh == num_blocks) break; /* no block was split */
+        num_blocks = fresh;
+    }
+    /* number the blocks from the start */
+    size_t *order = malloc(n * sizeof *order), *queue = malloc(n * sizeof *queue);
+    if (!order || !queue) abort();
+    for (size_t b = 0; b < n; ++b) order[b] = NO_STATE;
+    size_t head = 0, tail = 0, num = 0;
+    order[block[0]] = num++;
+    queue[tail++] = 0;
+    Dfa m = {0};
+    dfa_grow(&m, n);
+    while (head < tail) {
+        size_t s = queue[head++], b = order[block[s]];
+        m.accepting[b] = d->accepting[s];
+        m.erroring[b] = d->erroring[s];
+        for (int c = 0; c < NUM_CHARS; ++c) {
+            int t = d->next[s][c];
+            if (t >= 0 && order[block[t]] == NO_STATE) {
+                order[block[t]] = num++;
+                queue[tail++] = (size_t)t;
+            }
+            m.next[b][c] = t < 0 ? -1 : (int)order[block[t]];
+        }
+    }
+    m.num = num;
+    free(block), free(sig_block), free(order), free(queue);
+    return m;
+}
+
+/* ---- the matcher (§4.4) -------------------------------------------------------------- */
+
+typedef struct Gen {
+    MimWorld *w;
+    const Dfa *d;
+    MimDef *n, *string, *exit;
+    MimDef *cn_mi;               /* Cn [%mem.M, Idx n] */
+    MimDef *error, *accept;
+    MimDef **state;              /* one continuation per DFA state */
+} Gen;
+
+static MimDef *annex(MimWorld *w, uint64_t id) { return mim_world_annex(w, id); }
+
+static MimDef *pair(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ops[2] = {a, b};
+    return mim_tuple(w, ops, 2);
+}
+
+static MimDef *triple(MimWorld *w, MimDef *a, MimDef *b, MimDef *c) {
+    MimDef *ops[3] = {a, b, c};
+    return mim_tuple(w, ops, 3);
+}
+
+static MimDef *cont(Gen *g, const char *name) {
+    MimDef *lam = mim_mut_lam(g->w, g->cn_mi);
+    if (lam) mim_def_set_name(lam, mim_world_sym(g->w, name));
+    return lam;
+}
+
+/* `(a, b)#k args`: b if k holds, else a. */
+static MimDef *branch(MimWorld *w, MimDef *a, MimDef *b, MimDef *k, MimDef *args) {
+    return mim_app(w, mim_extract(w, pair(w, a, b), k), args);
+}
+
+/* `%core.icmp.X 256 (c, lit)` */
+static MimDef *cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
+    MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 256));
+    return mim_app(w, op, pair(w, c, mim_lit_int(w, 8, v)));
+}
+
+/* `%core.bit2.X 2 (a, b)` on Bool */
+static MimDef *bool_op(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
+    MimDef *op = mim_app(w, mim_app(w, annex(w, id), mim_lit_nat(w, 2)), mim_lit_nat(w, 2));
+    return mim_app(w, op, pair(w, a, b));
+}
+
+/* The check that c lies in one of the intervals of chars (a 256-entry mask). */
+static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
+    MimDef *k = NULL;
+    for (int lo = 0; lo < NUM_CHARS;) {
+        if (!chars[lo]) {
+            ++lo;
+            continue;
+        }
+        int hi = lo;
+        while (hi + 1 < NUM_CHARS && chars[hi + 1]) ++hi;
+        MimDef *one;
+        if (lo == 0 && hi == NUM_CHARS - 1) {
+            one = mim_lit_bool(w, true);
+        } else {
+            MimDef *le = cmp_char(w, MIM_core_icmp_ule, c, (uint64_t)hi);
+            MimDef *ge = cmp_char(w, MIM_core_icmp_uge, c, (uint64_t)lo);
+            one = bool_op(w, MIM_core_bit2_and_, le, ge);
+        }
+        k = k ? bool_op(w, MIM_core_bit2_or_, k, one) : one;
+        lo = hi + 1;
+    }
+    return k;
+}
+
+static MimDef *final(Gen *g, size_t s) { return g->d->accepting[s] ? g->accept : g->error; }
+
+/* The body of state_s (m, i). */
+static bool gen_state(Gen *g, size_t s) {
+    MimWorld *w = g->w;
+    MimDef *lam = g->state[s];
+    MimDef *m = mim_var_proj(w, lam, 2, 0), *i = mim_var_proj(w, lam, 2, 1);
+    if (g->d->erroring[s])
+        return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, g->error, pair(w, m, i))) != NULL;
+
+    MimDef *lea_args = triple(w, g->n, mim_pack(w, g->n, mim_type_int(w, 8)), mim_lit_nat(w, 0));
+    MimDef *ptr = mim_app(w, mim_app(w, annex(w, MIM_mem_lea), lea_args), pair(w, g->string, i));
+    MimDef *load = mim_app(w, annex(w, MIM_mem_load), pair(w, mim_type_int(w, 8), mim_lit_nat(w, 0)));
+    MimDef *loaded = mim_app(w, load, pair(w, m, ptr));
+    MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
+
+    /* i' = %core.wrap.add 3 (i, %core.conv.u n 1:I64) */
+    MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0)), g->n);
+    MimDef *one = mim_app(w, conv, mim_lit_int(w, 64, 1));
+    MimDef *add = mim_app(w, mim_app(w, annex(w, MIM_core_wrap_add), g->n), mim_lit_nat(w, 3));
+    MimDef *advanced = mim_app(w, add, pair(w, i, one));
+
+    char name[96];
+    MimDef *next = final(g, s);
+    bool chars[NUM_CHARS];
+    for (size_t t = 0; t < g->d->num; ++t) { /* targets in ascending order */
+        bool any = false;
+        for (int ch = 0; ch < NUM_CHARS; ++ch) any |= chars[ch] = g->d->next[s][ch] == (int)t;
+        if (!any) continue;
+        MimDef *k = check_of(w, chars, c);
+        snprintf(name, sizeof name, "check_state_%zu_to_state_%zu", s, t);
+        MimDef *check = cont(g, name);
+        if (!check) return false;
+        MimDef *cm = mim_var_proj(w, check, 2, 0), *cp = mim_var_proj(w, check, 2, 1);
+        MimDef *pos = mim_extract(w, pair(w, cp, advanced), k);
+        if (!mim_lam_set(w, check, mim_lit_bool(w, false), branch(w, next, g->state[t], k, pair(w, cm, pos))))
+            return false;
+        next = check;
+    }
+    snprintf(name, sizeof name, "not_end_state_%zu", s);
+    MimDef *not_end = cont(g, name);
+    if (!not_end) return false;
+    MimDef *nm = mim_var_proj(w, not_end, 2, 0), *np = mim_var_proj(w, not_end, 2, 1);
+    if (!mim_lam_set(w, not_end, mim_lit_bool(w, true), mim_app(w, next, pair(w, nm, np)))) return false;
+
+    MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
+    MimDef *body = branch(w, not_end, final(g, s), is_nul, pair(w, m2, i));
+    return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
+}
+
+/* `exit (m, value, p)` as the body of the continuation `lam`. */
+static bool gen_exit(Gen *g, MimDef *lam, bool value) {
+    MimWorld *w = g->w;
+    MimDef *m = mim_var_proj(w, lam, 2, 0), *p = mim_var_proj(w, lam, 2, 1);
+    MimDef *body = mim_app(w, g->exit, triple(w, m, mim_lit_bool(w, value), p));
+    return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
+}
+
+/* match_regex for the DFA d and size n, viewed in direct style. */
+static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
+    MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, n);
+    MimDef *str = mim_app(w, annex(w, MIM_mem_Ptr), pair(w, mim_arr(w, n, mim_type_int(w, 8)), mim_lit_nat(w, 0)));
+    MimDef *sig_dom = mim_sigma(w, (MimDef *[]){M, str, I}, 3);
+    MimDef *sig_cod = mim_sigma(w, (MimDef *[]){M, mim_type_bool(w), I}, 3);
+    MimDef *match = mim_mut_lam(w, mim_fn(w, sig_dom, sig_cod));
+    if (!match) return NULL;
+    mim_def_set_name(match, mim_world_sym(w, "match_regex"));
+    MimDef *args = mim_var_proj(w, match, 2, 0);
+    Gen g = {w, d, n, mim_proj(w, args, 3, 1), mim_var_proj(w, match, 2, 1), NULL, NULL, NULL, NULL};
+    mim_def_set_name(g.exit, mim_world_sym(w, "exit"));
+    g.cn_mi = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I}, 2));
+    g.error = cont(&g, "error");
+    g.accept = cont(&g, "accept");
+    g.state = calloc(d->num ? d->num : 1, sizeof *g.state);
+    if (!g.state) abort();
+    MimDef *res = NULL;
+    char name[32];
+    for (size_t s = 0; s < d->num; ++s) {
+        snprintf(name, sizeof name, "state_%zu", s);
+        if (!(g.state[s] = cont(&g, name))) goto out;
+    }
+    if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
+    for (size_t s = 0; s < d->num; ++s)
+        if (!gen_state(&g, s)) goto out;
+    MimDef *start = mim_app(w, g.state[0], pair(w, mim_proj(w, args, 3, 0), mim_proj(w, args, 3, 2)));
+    if (!mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
+    MimDef *cps2ds = mim_app(w, annex(w, MIM_direct_cps2ds), pair(w, sig_dom, sig_cod));
+    res = mim_app(w, cps2ds, match);
+out:
+    free(g.state);
+    return res;
+}
+
+/* ---- the pass -------------------------------------------------------------------------- */
+
+typedef struct LowerRegex {
+    MimPass base;
+    MimPairMap lowered; /* (matcher, size) ↦ replacement */
+} LowerRegex;
+
+/* r is a matcher regex.md §4 lowers: a fully applied conj, disj, not_,
+ * range or quant call. */
+static bool is_matcher(MimDef *r) {
+    return mim_match(r, MIM_regex_conj) || mim_match(r, MIM_regex_disj) || mim_match(r, MIM_regex_not_) ||
+           mim_match(r, MIM_regex_range) || mim_match_annex(r, MIM_regex_quant);
+}
+
+static MimDef *lower(MimWorld *w, MimDef *r, MimDef *n) {
+    Nfa a = {0};
+    size_t start = nfa_state(&a), accept = nfa_state(&a);
+    a.st[accept].accepting = true;
+    convert(w, &a, r, start, accept, NO_STATE);
+    Dfa d = subsets(&a, start);
+    Dfa m = minimize(&d);
+    MimDef *res = gen_matcher(w, &m, n);
+    dfa_free(&m);
+    dfa_free(&d);
+    nfa_free(&a);
+    return res;
+}
+
+static MimDef *lower_regex_rewrite(MimPass *p, MimDef *def) {
+    LowerRegex *lr = (LowerRegex *)p;
+    if (mim_def_node(def) != MIM_APP) return def;
+    MimDef *r = mim_app_callee(def), *n = mim_app_arg(def);
+    if (!is_matcher(r)) return def;
+    void **known = mim_pairmap_find(&lr->lowered, r, n);
+    if (known) return *known;
+    MimDef *res = lower(mim_pass_world(p), r, n);
+    if (res) mim_pairmap_put(&lr->lowered, r, n, res);
+    return res;
+}
+
+static void lower_regex_prepare(MimPass *p) { mim_pairmap_clear(&((LowerRegex *)p)->lowered); }
+static void lower_regex_fini(MimPass *p) { mim_pairmap_free(&((LowerRegex *)p)->lowered); }
+
+static const MimPassClass lower_regex_class = {
+    .name = "lower_regex",
+    .size = sizeof(LowerRegex),
+    .on_lams = true,
+    .prepare = lower_regex_prepare,
+    .rewrite = lower_regex_rewrite,
+    .fini = lower_regex_fini,
+};
+
+static bool handle_lower_regex(MimPipeline *pb, MimDef *app) {
+    return mim_pipeline_add_pass(pb, app, &lower_regex_class, NULL) != NULL;
+}
+
+static const MimNormalizerReg normalizers[] = {MIM_regex_NORMALIZERS};
+static const MimPassReg passes[] = {{MIM_regex_lower_regex, handle_lower_regex}};
+MIM_PLUGIN_DEFINE("regex", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_TABLE(passes), MIM_PLUGIN_NO_TABLE);

@@ -1,0 +1,270 @@
+/* The regex plugin's normalizers (plugins/regex.md §3): range swaps its
+ * bounds into order, quantifiers merge, conj flattens, disj flattens, sorts,
+ * merges character ranges and detects complements. The reference's
+ * behaviour is followed exactly, quirks included (regex.md §2.2 and §3.3
+ * step 5: `%regex.any` is never recognized among operands, and the
+ * complement test is unsound), because normalized regexes are what `-o`
+ * prints and what the lowering turns into automata. */
+#include "regex.h"
+
+#include <stdlib.h>
+
+/* ---- operand lists ------------------------------------------------------------ */
+
+void regex_list_push(RegexList *l, MimDef *d) {
+    if (l->len == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->data = realloc(l->data, l->cap * sizeof *l->data);
+        if (!l->data) abort();
+    }
+    l->data[l->len++] = d;
+}
+
+void regex_list_free(RegexList *l) {
+    free(l->data);
+    *l = (RegexList){0};
+}
+
+/* n and the operand tuple of a fully applied `%regex.conj n t` or
+ * `%regex.disj n t` (id) with a literal n; false otherwise. */
+bool regex_nary(MimDef *d, uint64_t id, uint64_t *n, MimDef **ops) {
+    MimDef *call = mim_match(d, id);
+    if (!call || mim_app_num_args(call) != 2 || !mim_def_lit(mim_app_nth_arg(call, 0), n)) return false;
+    *ops = mim_app_nth_arg(call, 1);
+    return true;
+}
+
+/* Appends the operands of d, replacing fully applied calls of id (conj or
+ * disj) by their operands, recursively, left to right. */
+void regex_flatten(MimWorld *w, MimDef *d, uint64_t id, RegexList *out) {
+    uint64_t n;
+    MimDef *ops;
+    if (!regex_nary(d, id, &n, &ops)) {
+        regex_list_push(out, d);
+        return;
+    }
+    for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, ops, n, i), id, out);
+}
+
+/* The bounds of a fully applied `%regex.range (lo, hi)` with literal bounds. */
+bool regex_range(MimWorld *w, MimDef *d, uint64_t *lo, uint64_t *hi) {
+    MimDef *call = mim_match(d, MIM_regex_range);
+    if (!call) return false;
+    MimDef *arg = mim_app_nth_arg(call, 0);
+    return mim_def_lit(mim_proj(w, arg, 2, 0), lo) && mim_def_lit(mim_proj(w, arg, 2, 1), hi);
+}
+
+/* The raw left-nested tree `op 2 (op 2 (… (o₀, o₁) …), oₖ)` of raw calls
+ * (regex.md §3.3 step 6); one operand is itself. */
+static MimDef *binary_tree(MimWorld *w, MimDef *type, uint64_t id, const RegexList *l) {
+    MimDef *callee = mim_app(w, mim_world_annex(w, id), mim_lit_nat(w, 2));
+    MimDef *acc = l->data[0];
+    for (size_t i = 1; acc && callee && i < l->len; ++i) {
+        MimDef *pair[2] = {acc, l->data[i]};
+        acc = mim_raw_app(w, type, callee, mim_tuple(w, pair, 2));
+    }
+    return callee ? acc : NULL;
+}
+
+/* ---- range, not_, quant ------------------------------------------------------------ */
+
+MimDef *normalize_range(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    uint64_t lo, hi;
+    MimDef *l = mim_proj(w, arg, 2, 0), *h = mim_proj(w, arg, 2, 1);
+    if (l && h && mim_def_lit(l, &lo) && mim_def_lit(h, &hi) && lo > hi) {
+        MimDef *swapped[2] = {h, l};
+        return mim_raw_app(w, type, callee, mim_tuple(w, swapped, 2));
+    }
+    return mim_raw_app(w, type, callee, arg);
+}
+
+MimDef *normalize_not(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    return mim_raw_app(w, type, callee, arg); /* no double-negation elimination */
+}
+
+enum { Q_OPTIONAL, Q_STAR, Q_PLUS }; /* the sub-tags of %regex.quant */
+
+/* regex.md §3.2: q (p r) is p r itself or a new `star r`. */
+MimDef *normalize_quant(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    MimDef *inner = mim_match_annex(arg, MIM_regex_quant);
+    if (!inner || mim_app_num_args(inner) != 1) return mim_raw_app(w, type, callee, arg);
+    unsigned q = mim_callee_sub(callee), p = mim_callee_sub(inner);
+    if (p == Q_STAR || p == q) return inner;
+    return mim_app(w, mim_world_annex(w, MIM_regex_quant_star), mim_app_nth_arg(inner, 0));
+}
+
+/* ---- conj (regex.md §3.4) ----------------------------------------------------------- */
+
+MimDef *normalize_conj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    uint64_t n;
+    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n) || n == 2) return mim_raw_app(w, type, callee, arg);
+    if (n <= 1) return arg;
+    RegexList l = {0};
+    for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_conj, &l);
+    MimDef *res = binary_tree(w, type, MIM_regex_conj, &l);
+    regex_list_free(&l);
+    return res;
+}
+
+/* ---- disj (regex.md §3.3) ------------------------------------------------------------ */
+
+typedef struct Ranged {
+    MimDef *d;
+    uint64_t lo, hi;
+} Ranged;
+
+static int by_lo(const void *a, const void *b) {
+    const Ranged *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return 0;
+}
+
+/* Step 3, "make unique": the non-ranges in reverse order of appearance, then
+ * the ranges stably sorted by lower bound (insertion sort: stable, and the
+ * lists are short); consecutive equal nodes once. */
+static void make_unique(MimWorld *w, RegexList *l) {
+    size_t n = l->len, num_ranges = 0;
+    Ranged *ranges = malloc((n ? n : 1) * sizeof *ranges);
+    MimDef **out = malloc((n ? n : 1) * sizeof *out);
+    if (!ranges || !out) abort();
+    size_t k = 0;
+    for (size_t i = n; i-- > 0;) {
+        uint64_t lo, hi;
+        if (!regex_range(w, l->data[i], &lo, &hi)) out[k++] = l->data[i];
+    }
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t lo, hi;
+        if (regex_range(w, l->data[i], &lo, &hi)) ranges[num_ranges++] = (Ranged){l->data[i], lo, hi};
+    }
+    /* stable by (lo, position) */
+    for (size_t i = 1; i < num_ranges; ++i)
+        for (size_t j = i; j > 0 && (ranges[j - 1].lo > ranges[j].lo); --j) {
+            Ranged t = ranges[j];
+            ranges[j] = ranges[j - 1];
+            ranges[j - 1] = t;
+        }
+    for (size_t i = 0; i < num_ranges; ++i) out[k++] = ranges[i].d;
+    l->len = 0;
+    for (size_t i = 0; i < k; ++i)
+        if (i == 0 || out[i] != out[i - 1]) l->data[l->len++] = out[i];
+    free(ranges);
+    free(out);
+}
+
+/* Step 4: the ranges (the tail of the list) replaced by the union of their
+ * intervals, overlapping and adjacent ones merged, as fresh range calls. */
+static bool merge_ranges(MimWorld *w, RegexList *l) {
+    size_t first = l->len;
+    uint64_t lo, hi;
+    while (first > 0 && regex_range(w, l->data[first - 1], &lo, &hi)) --first;
+    if (first == l->len) return true;
+    size_t num = l->len - first;
+    Ranged *iv = malloc(num * sizeof *iv);
+    if (!iv) abort();
+    for (size_t i = 0; i < num; ++i) {
+        regex_range(w, l->data[first + i], &iv[i].lo, &iv[i].hi);
+        iv[i].d = NULL;
+    }
+    qsort(iv, num, sizeof *iv, by_lo); /* only the union matters here */
+    l->len = first;
+    MimDef *range = mim_world_annex(w, MIM_regex_range);
+    bool ok = range != NULL;
+    for (size_t i = 0; ok && i < num;) {
+        uint64_t a = iv[i].lo, b = iv[i].hi;
+        size_t j = i + 1;
+        for (; j < num && iv[j].lo <= b + 1; ++j)
+            if (iv[j].hi > b) b = iv[j].hi;
+        MimDef *bounds[2] = {mim_lit_int(w, 8, a), mim_lit_int(w, 8, b)};
+        MimDef *call = mim_app(w, range, mim_tuple(w, bounds, 2));
+        if (!call) ok = false;
+        else regex_list_push(l, call);
+        i = j;
+    }
+    free(iv);
+    return ok;
+}
+
+/* The (lo, hi) pairs of the ranges in l. */
+static size_t range_pairs(MimWorld *w, const RegexList *l, Ranged *out) {
+    size_t k = 0;
+    for (size_t i = 0; i < l->len; ++i) {
+        uint64_t lo, hi;
+        if (regex_range(w, l->data[i], &lo, &hi)) out[k++] = (Ranged){NULL, lo, hi};
+    }
+    return k;
+}
+
+/* Multiset inclusion of pairs: every pair of `sub` matched by its own pair
+ * of `sup`. */
+static bool includes(const Ranged *sup, size_t nsup, const Ranged *sub, size_t nsub) {
+    bool *used = calloc(nsup ? nsup : 1, sizeof *used);
+    if (!used) abort();
+    bool all = true;
+    for (size_t i = 0; all && i < nsub; ++i) {
+        bool found = false;
+        for (size_t j = 0; !found && j < nsup; ++j)
+            if (!used[j] && sup[j].lo == sub[i].lo && sup[j].hi == sub[i].hi) used[j] = found = true;
+        all = found;
+    }
+    free(used);
+    return all;
+}
+
+/* `not_ x` fully applied: x; else NULL. */
+static MimDef *negated(MimDef *d) {
+    MimDef *call = mim_match(d, MIM_regex_not_);
+    return call ? mim_app_nth_arg(call, 0) : NULL;
+}
+
+/* Step 5: does the list denote "anything" by the reference's tests? */
+static bool complements(MimWorld *w, const RegexList *l) {
+    uint64_t lo, hi;
+    for (size_t i = 0; i < l->len; ++i) {
+        MimDef *c0 = l->data[i];
+        for (size_t j = 0; j < l->len; ++j) {
+            MimDef *c1 = l->data[j];
+            if ((regex_range(w, c0, &lo, &hi) && negated(c1) == c0) ||
+                (regex_range(w, c1, &lo, &hi) && negated(c0) == c1))
+                return true;
+        }
+        uint64_t n;
+        MimDef *ops, *inner = negated(c0);
+        if (!inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) continue;
+        RegexList rs = {0};
+        for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
+        make_unique(w, &rs);
+        Ranged *a = malloc((l->len + 1) * sizeof *a), *b = malloc((rs.len + 1) * sizeof *b);
+        if (!a || !b) abort();
+        size_t na = range_pairs(w, l, a), nb = range_pairs(w, &rs, b);
+        bool hit = includes(a, na, b, nb) || includes(b, nb, a, na);
+        free(a);
+        free(b);
+        regex_list_free(&rs);
+        if (hit) return true;
+    }
+    return false;
+}
+
+MimDef *normalize_disj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    uint64_t n;
+    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n)) return mim_raw_app(w, type, callee, arg);
+    if (n <= 1) return arg;
+    RegexList l = {0};
+    for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_disj, &l);
+    MimDef *res = NULL;
+    bool any = false;
+    for (size_t i = 0; i < l.len; ++i) any |= mim_match(l.data[i], MIM_regex_any) != NULL; /* never: §2.2 */
+    if (!any) {
+        make_unique(w, &l);
+        size_t before = l.len;
+        uint64_t lo, hi;
+        bool has_range = before && regex_range(w, l.data[before - 1], &lo, &hi);
+        if (has_range && !merge_ranges(w, &l)) goto out;
+        if (has_range) make_unique(w, &l);
+        any = complements(w, &l);
+    }
+    res = any ? mim_world_annex(w, MIM_regex_any) : binary_tree(w, type, MIM_regex_disj, &l);
+out:
+    regex_list_free(&l);
+    return res;
+}
