@@ -108,11 +108,16 @@ static bool handle_items(MimPipeline *pb, MimDef *app) {
     MimWorld *w = mim_pipeline_world(pb);
     app = mim_resolve(w, app);
     uint64_t n;
-    if (num_args(w, app) != 2 || !mim_def_lit(mim_app_nth_arg(app, 0), &n)) {
+    MimDef *items = num_args(w, app) == 2 ? mim_resolve(w, mim_app_nth_arg(app, 1)) : NULL;
+    /* The tuple's projections (compile.md §3.3): a count of ⊤:Nat, as
+     * matrix.mim's matrix_lower_phase writes, takes the tuple's own. */
+    bool counted = items && (mim_def_lit(mim_app_nth_arg(app, 0), &n) ||
+                             (mim_def_node(items) == MIM_TUPLE && (n = mim_def_num_ops(items), true)) ||
+                             mim_literal_arity(w, items, &n));
+    if (!counted) {
         mim_pipeline_error(pb, app, "the number of items of this phase is not a literal");
         return false;
     }
-    MimDef *items = mim_app_nth_arg(app, 1);
     for (uint64_t i = 0; i < n; ++i)
         if (!mim_pipeline_handle(pb, n == 1 ? items : mim_proj(w, items, n, i))) return false;
     return true;
