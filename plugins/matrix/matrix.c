@@ -3,18 +3,21 @@
  * internal_mapRed_* functions (§5.1), and internal_map_reduce_cleanup
  * (§5: internal_cleanup with the prefix internal_mapRed_).
  *
- * Not yet here (docs/matrix.md): the medium-level pass (map_reduce to
- * %affine.For loops, §5.2) and the low-level phase (tensors to pointers,
- * §5.3). Without them the pipeline interpretation warns that the two are
- * not found and skips them, so map_reduce calls stay and the LLVM back end
- * rejects them with a located error. */
+ * the medium-level pass that lowers map_reduce to %affine.For loops (§5.2),
+ * and the low-level phase that turns tensors into pointers to nested arrays
+ * and their operations into %mem ones (§5.3). */
 #include "mim/pass.h"
 #include "mim/plugin.h"
+#include "mim/plugin/affine.h"
+#include "mim/plugin/core.h"
 #include "mim/plugin/direct.h"
 #include "mim/plugin/matrix.h"
+#include "mim/plugin/mem.h"
 #include "mim/ptrmap.h"
+#include "mim/rewrite.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- normalizers (§4) ------------------------------------------------------------ */
@@ -119,6 +122,350 @@ static const MimPassClass high_level_class = {
     .fini = high_level_fini,
 };
 
+
+/* ---- medium level (§5.2) -------------------------------------------------------------- */
+
+#define MAX_INDEX 1024 /* index numbers beyond this leave the call as it is */
+
+static MimDef *tuple_of(MimWorld *w, MimDef *const *ops, size_t n) { return mim_tuple(w, ops, n); }
+
+static MimDef *pair_of(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ops[2] = {a, b};
+    return mim_tuple(w, ops, 2);
+}
+
+static MimDef *sigma2(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ops[2] = {a, b};
+    return mim_sigma(w, ops, 2);
+}
+
+/* `%core.bitcast D x` */
+static MimDef *bitcast(MimWorld *w, MimDef *D, MimDef *x) {
+    MimDef *bc = mim_app(w, mim_world_annex(w, MIM_core_bitcast), mim_def_type(x));
+    return mim_app(w, mim_app(w, bc, D), x);
+}
+
+/* A loop body `forIn_<index>` : Cn [I32, [%mem.M, A], Cn [%mem.M, A]]
+ * (filter tt), and the For call that runs it from 0 to extent with the
+ * accumulator (mem, x), leaving through exit. */
+typedef struct Loop {
+    MimDef *body, *call;
+    MimDef *index; /* the iteration variable as an Idx extent */
+    MimDef *mem, *x, *yield;
+} Loop;
+
+static bool make_loop(MimWorld *w, uint64_t index, MimDef *extent, MimDef *A, MimDef *mem, MimDef *x,
+                      MimDef *exit, Loop *l) {
+    MimDef *M = mim_world_annex(w, MIM_mem_M), *I32 = mim_type_int(w, 32);
+    MimDef *acc_t = sigma2(w, M, A);
+    MimDef *dom[3] = {I32, acc_t, mim_cn(w, acc_t)};
+    l->body = mim_mut_lam(w, mim_cn(w, mim_sigma(w, dom, 3)));
+    if (!l->body) return false;
+    char name[32];
+    snprintf(name, sizeof name, "forIn_%llu", (unsigned long long)index);
+    mim_def_set_name(l->body, mim_world_sym(w, name));
+    MimDef *iter = mim_var_proj(w, l->body, 3, 0), *acc = mim_var_proj(w, l->body, 3, 1);
+    l->yield = mim_var_proj(w, l->body, 3, 2);
+    l->mem = mim_proj(w, acc, 2, 0);
+    l->x = mim_proj(w, acc, 2, 1);
+    l->index = bitcast(w, mim_type_idx(w, extent), iter);
+    MimDef *ts[2] = {M, A};
+    MimDef *head_args[3] = {mim_lit_nat(w, (uint64_t)1 << 32), mim_lit_nat(w, 2), tuple_of(w, ts, 2)};
+    MimDef *head = mim_app(w, mim_world_annex(w, MIM_affine_For), tuple_of(w, head_args, 3));
+    MimDef *args[6] = {mim_lit_int(w, 32, 0), bitcast(w, I32, extent), mim_lit_int(w, 32, 1),
+                       pair_of(w, mem, x), l->body, exit};
+    l->call = mim_app(w, head, tuple_of(w, args, 6));
+    return l->index && l->call;
+}
+
+/* What one map_reduce call says, checked for literals (§5.2). */
+typedef struct MapReduce {
+    MimDef *n_, *S, *T, *NI, *TI, *SI;
+    uint64_t n, m;
+    MimDef *mem, *zero, *comb, *inputs;
+    MimDef *extent[MAX_INDEX + 1]; /* by index number; NULL = unused */
+    uint64_t num_idx;              /* index numbers < num_idx */
+} MapReduce;
+
+static bool literal(MimDef *d, uint64_t *v) { return d && mim_def_lit(d, v); }
+
+/* Step 1: the extent of every index number; false (with a diagnostic if it
+ * is an error) when the call is to stay. */
+static bool extents(MimWorld *w, MapReduce *mr) {
+    memset(mr->extent, 0, sizeof mr->extent);
+    if (mr->n > MAX_INDEX) return false;
+    for (uint64_t i = 0; i < mr->n; ++i) mr->extent[i] = mim_proj(w, mr->S, mr->n, i);
+    mr->num_idx = mr->n;
+    for (uint64_t i = 0; i < mr->m; ++i) {
+        uint64_t ni, d;
+        MimDef *input = mim_proj(w, mr->inputs, mr->m, i);
+        MimDef *idx = mim_proj(w, input, 2, 0), *SIi = mim_proj(w, mr->SI, mr->m, i);
+        if (!literal(mim_proj(w, mr->NI, mr->m, i), &ni)) return false;
+        for (uint64_t j = 0; j < ni; ++j) {
+            if (!literal(mim_proj(w, idx, ni, j), &d) || d > MAX_INDEX) return false;
+            MimDef *e = mim_proj(w, SIi, ni, j), *old = mr->extent[d];
+            uint64_t a, b;
+            if (!old || (!literal(old, &a) && literal(e, &b))) mr->extent[d] = e;
+            else if (literal(old, &a) && literal(e, &b) && a != b) {
+                mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w),
+                                "map_reduce: index %llu has extents %llu and %llu", (unsigned long long)d,
+                                (unsigned long long)a, (unsigned long long)b);
+                return false;
+            }
+            if (d + 1 > mr->num_idx) mr->num_idx = d + 1;
+        }
+    }
+    return true;
+}
+
+/* mapRed's body (lam = mapRed, mem and out from %matrix.init, exit its
+ * return continuation): the output loops, the write-back, the
+ * reduction loops, the reads and the call of comb (steps 3–5). */
+static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem, MimDef *out, MimDef *exit) {
+    MimDef *M = mim_world_annex(w, MIM_mem_M);
+    MimDef *nST[3] = {mr->n_, mr->S, mr->T};
+    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
+    MimDef **index = calloc(mr->num_idx + 1, sizeof *index);
+    if (!index) abort();
+    bool ok = false, in_loop = false; /* loop bodies have filter tt */
+    Loop l;
+    for (uint64_t k = 0; k < mr->n; ++k) { /* output loops, accumulator (mem, out) */
+        if (!make_loop(w, k, mr->extent[k], mat_t, mem, out, exit, &l) ||
+            !mim_lam_set(w, lam, mim_lit_bool(w, in_loop), l.call))
+            goto out;
+        in_loop = true;
+        index[k] = l.index;
+        lam = l.body, mem = l.mem, out = l.x, exit = l.yield;
+    }
+    /* matrixWriteBack (mem, v) = exit (insert (n, S, T) (mem, out, (i₀, …), v)) */
+    MimDef *wb = mim_mut_lam(w, mim_cn(w, sigma2(w, M, mr->T)));
+    if (!wb) goto out;
+    mim_def_set_name(wb, mim_world_sym(w, "matrixWriteBack"));
+    MimDef *ins_args[4] = {mim_var_proj(w, wb, 2, 0), out, tuple_of(w, index, (size_t)mr->n), mim_var_proj(w, wb, 2, 1)};
+    MimDef *ins = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_insert), tuple_of(w, nST, 3)), tuple_of(w, ins_args, 4));
+    if (!mim_lam_set(w, wb, mim_lit_bool(w, false), mim_app(w, exit, ins))) goto out;
+    /* reduction loops, accumulator (mem, element), from (mem, zero) */
+    MimDef *acc = mr->zero;
+    exit = wb;
+    for (uint64_t d = mr->n; d < mr->num_idx; ++d) {
+        if (!mr->extent[d]) continue;
+        if (!make_loop(w, d, mr->extent[d], mr->T, mem, acc, exit, &l) ||
+            !mim_lam_set(w, lam, mim_lit_bool(w, in_loop), l.call))
+            goto out;
+        in_loop = true;
+        index[d] = l.index;
+        lam = l.body, mem = l.mem, acc = l.x, exit = l.yield;
+    }
+    /* the reads, threading memory, and comb ((mem, acc, elements), exit) */
+    MimDef **elems = calloc(mr->m + 1, sizeof *elems);
+    if (!elems) abort();
+    for (uint64_t i = 0; i < mr->m; ++i) {
+        uint64_t ni;
+        MimDef *input = mim_proj(w, mr->inputs, mr->m, i), *idx = mim_proj(w, input, 2, 0);
+        literal(mim_proj(w, mr->NI, mr->m, i), &ni);
+        MimDef **at = calloc(ni + 1, sizeof *at);
+        if (!at) abort();
+        for (uint64_t j = 0; j < ni; ++j) {
+            uint64_t d;
+            literal(mim_proj(w, idx, ni, j), &d);
+            at[j] = index[d];
+        }
+        MimDef *targs[3] = {mim_proj(w, mr->NI, mr->m, i), mim_proj(w, mr->SI, mr->m, i), mim_proj(w, mr->TI, mr->m, i)};
+        MimDef *rargs[3] = {mem, mim_proj(w, input, 2, 1), tuple_of(w, at, (size_t)ni)};
+        MimDef *read = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_read), tuple_of(w, targs, 3)), tuple_of(w, rargs, 3));
+        free(at);
+        mem = mim_proj(w, read, 2, 0);
+        elems[i] = mim_proj(w, read, 2, 1);
+    }
+    MimDef *cargs[3] = {mem, acc, tuple_of(w, elems, (size_t)mr->m)};
+    free(elems);
+    ok = mim_lam_set(w, lam, mim_lit_bool(w, in_loop), mim_app(w, mr->comb, pair_of(w, tuple_of(w, cargs, 3), exit))) != NULL;
+out:
+    free(index);
+    return ok;
+}
+
+/* (cps2ds mapRed) mem for a map_reduce call with literal n, m, NI and index
+ * numbers; the call itself otherwise. */
+static MimDef *lower_map_reduce(MimWorld *w, MimDef *call) {
+    MapReduce *mr = calloc(1, sizeof *mr);
+    if (!mr) abort();
+    MimDef *targs = mim_app_nth_arg(call, 0), *args = mim_app_nth_arg(call, 1), *res = call;
+    mr->n_ = mim_proj(w, targs, 7, 0), mr->S = mim_proj(w, targs, 7, 1), mr->T = mim_proj(w, targs, 7, 2);
+    mr->NI = mim_proj(w, targs, 7, 4), mr->TI = mim_proj(w, targs, 7, 5), mr->SI = mim_proj(w, targs, 7, 6);
+    mr->mem = mim_proj(w, args, 4, 0), mr->zero = mim_proj(w, args, 4, 1);
+    mr->comb = mim_proj(w, args, 4, 2), mr->inputs = mim_proj(w, args, 4, 3);
+    if (!literal(mr->n_, &mr->n) || !literal(mim_proj(w, targs, 7, 3), &mr->m) || !extents(w, mr)) {
+        res = mim_world_has_error(w) ? NULL : call;
+        goto out;
+    }
+    MimDef *M = mim_world_annex(w, MIM_mem_M);
+    MimDef *nST[3] = {mr->n_, mr->S, mr->T};
+    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
+    MimDef *map_red = mim_mut_lam(w, mim_cn(w, sigma2(w, M, mim_cn(w, sigma2(w, M, mat_t)))));
+    if (!map_red) {
+        res = NULL;
+        goto out;
+    }
+    mim_def_set_name(map_red, mim_world_sym(w, "mapRed"));
+    MimDef *init_args[4] = {mr->n_, mr->S, mr->T, mim_var_proj(w, map_red, 2, 0)};
+    MimDef *init = mim_app(w, mim_world_annex(w, MIM_matrix_init), tuple_of(w, init_args, 4));
+    if (!map_reduce_body(w, mr, map_red, mim_proj(w, init, 2, 0), mim_proj(w, init, 2, 1), mim_var_proj(w, map_red, 2, 1))) {
+        res = NULL;
+        goto out;
+    }
+    MimDef *ds = cps2ds(w, map_red);
+    res = ds ? mim_app(w, ds, mr->mem) : NULL;
+out:
+    free(mr);
+    return res;
+}
+
+typedef struct MediumLevel {
+    MimPass base;
+    MimPtrMap done; /* call ↦ replacement */
+} MediumLevel;
+
+static MimDef *medium_level_rewrite(MimPass *p, MimDef *def) {
+    MediumLevel *ml = (MediumLevel *)p;
+    MimDef *call = mim_match(def, MIM_matrix_map_reduce);
+    if (!call) return def;
+    MimDef *known = mim_ptrmap_get(&ml->done, call);
+    if (known) return known;
+    MimDef *res = lower_map_reduce(mim_pass_world(p), call);
+    if (res) mim_ptrmap_put(&ml->done, call, res);
+    return res;
+}
+
+static void medium_level_fini(MimPass *p) { mim_ptrmap_free(&((MediumLevel *)p)->done); }
+
+static const MimPassClass medium_level_class = {
+    .name = "lower_matrix_medium_level",
+    .size = sizeof(MediumLevel),
+    .on_lams = true,
+    .rewrite = medium_level_rewrite,
+    .fini = medium_level_fini,
+};
+
+
+/* ---- low level (§5.3) ------------------------------------------------------------------ */
+
+/* «S#k; «S#k+1; … T»» of the (already rewritten) S. */
+static MimDef *nested_array(MimWorld *w, MimDef *S, uint64_t n, uint64_t k, MimDef *T) {
+    if (k == n) return T;
+    MimDef *inner = nested_array(w, S, n, k + 1, T);
+    return inner ? mim_arr(w, mim_proj(w, S, n, k), inner) : NULL;
+}
+
+static MimDef *nested_pack(MimWorld *w, MimDef *S, uint64_t n, uint64_t k, MimDef *v) {
+    if (k == n) return v;
+    MimDef *inner = nested_pack(w, S, n, k + 1, v);
+    return inner ? mim_pack(w, mim_proj(w, S, n, k), inner) : NULL;
+}
+
+/* The rewritten (n, S, T) of a tensor operation, with literal n. */
+static bool tensor_args(MimRewriter *rw, MimDef *nST, uint64_t *n, MimDef **S, MimDef **T) {
+    MimWorld *w = mim_rewriter_world(rw);
+    MimDef *x = mim_rewrite(rw, nST);
+    if (!x || !literal(mim_proj(w, x, 3, 0), n)) return false;
+    *S = mim_proj(w, x, 3, 1), *T = mim_proj(w, x, 3, 2);
+    return *S && *T;
+}
+
+/* An annex in the new World: its copy of the old World's (the new World's
+ * annex table fills in id order while the rewrite runs, so %mem's annexes
+ * are not there yet when %matrix's are rewritten). */
+static MimDef *annex_in(MimRewriter *rw, uint64_t id) {
+    return mim_rewrite(rw, mim_world_annex(mim_rewriter_user(rw), id));
+}
+
+static MimDef *ptr_to(MimRewriter *rw, MimDef *pointee) {
+    MimWorld *w = mim_rewriter_world(rw);
+    return mim_app(w, annex_in(rw, MIM_mem_Ptr), pair_of(w, pointee, mim_lit_nat(w, 0)));
+}
+
+/* `%mem.alloc (A, 0) mem` */
+static MimDef *alloc(MimRewriter *rw, MimDef *A, MimDef *mem) {
+    MimWorld *w = mim_rewriter_world(rw);
+    return mim_app(w, mim_app(w, annex_in(rw, MIM_mem_alloc), pair_of(w, A, mim_lit_nat(w, 0))), mem);
+}
+
+/* The element pointer: %mem.lea applied once per index component. */
+static MimDef *element(MimRewriter *rw, MimDef *p, MimDef *S, uint64_t n, MimDef *T, MimDef *idx) {
+    MimWorld *w = mim_rewriter_world(rw);
+    for (uint64_t k = 0; p && k < n; ++k) {
+        MimDef *extent = mim_proj(w, S, n, k), *elem = nested_array(w, S, n, k + 1, T);
+        MimDef *lea_t[3] = {extent, mim_pack(w, extent, elem), mim_lit_nat(w, 0)};
+        MimDef *lea = mim_app(w, annex_in(rw, MIM_mem_lea), tuple_of(w, lea_t, 3));
+        p = mim_app(w, lea, pair_of(w, p, n == 1 ? idx : mim_proj(w, idx, n, k)));
+    }
+    return p;
+}
+
+static MimDef *typed_op(MimRewriter *rw, uint64_t id, MimDef *T, MimDef *args) {
+    MimWorld *w = mim_rewriter_world(rw);
+    MimDef *Ta = pair_of(w, T, mim_lit_nat(w, 0));
+    return mim_app(w, mim_app(w, annex_in(rw, id), Ta), args);
+}
+
+static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
+    MimWorld *w = mim_rewriter_world(rw);
+    uint64_t n;
+    MimDef *S, *T, *call;
+    if ((call = mim_match(old, MIM_matrix_Mat)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T))
+        return ptr_to(rw, nested_array(w, S, n, 0, T));
+    if ((call = mim_match(old, MIM_matrix_init))) {
+        MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 0));
+        if (args && literal(mim_proj(w, args, 4, 0), &n)) {
+            MimDef *A = nested_array(w, mim_proj(w, args, 4, 1), n, 0, mim_proj(w, args, 4, 2));
+            return alloc(rw, A, mim_proj(w, args, 4, 3));
+        }
+    }
+    if ((call = mim_match(old, MIM_matrix_read)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
+        MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
+        MimDef *q = args ? element(rw, mim_proj(w, args, 3, 1), S, n, T, mim_proj(w, args, 3, 2)) : NULL;
+        return q ? typed_op(rw, MIM_mem_load, T, pair_of(w, mim_proj(w, args, 3, 0), q)) : NULL;
+    }
+    if ((call = mim_match(old, MIM_matrix_insert)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
+        MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
+        MimDef *p = args ? mim_proj(w, args, 4, 1) : NULL;
+        MimDef *q = p ? element(rw, p, S, n, T, mim_proj(w, args, 4, 2)) : NULL;
+        if (!q) return NULL;
+        MimDef *st[3] = {mim_proj(w, args, 4, 0), q, mim_proj(w, args, 4, 3)};
+        return pair_of(w, typed_op(rw, MIM_mem_store, T, tuple_of(w, st, 3)), p);
+    }
+    if ((call = mim_match(old, MIM_matrix_constMat)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
+        MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
+        if (!args) return NULL;
+        MimDef *A = nested_array(w, S, n, 0, T);
+        MimDef *made = alloc(rw, A, mim_proj(w, args, 2, 0));
+        MimDef *p = mim_proj(w, made, 2, 1);
+        MimDef *st[3] = {mim_proj(w, made, 2, 0), p, nested_pack(w, S, n, 0, mim_proj(w, args, 2, 1))};
+        return pair_of(w, typed_op(rw, MIM_mem_store, A, tuple_of(w, st, 3)), p);
+    }
+    return mim_rewrite_default(rw, old);
+}
+
+static bool low_level_run(MimPhase *ph, MimWorld **w) {
+    (void)ph;
+    MimWorld *next = mim_world_rewrite(*w, low_level_hook, *w);
+    if (!next) return false;
+    *w = next;
+    return true;
+}
+
+static const MimPhaseClass low_level_class = {
+    .name = "lower_matrix_low_level",
+    .size = sizeof(MimPhase),
+    .dirty = true,
+    .run = low_level_run,
+};
+
+static bool handle_low_level(MimPipeline *pb, MimDef *app) {
+    (void)app;
+    return mim_pipeline_add_phase(pb, &low_level_class) != NULL;
+}
+
 /* ---- internal_map_reduce_cleanup (§5) ------------------------------------------------ */
 
 static void map_reduce_cleanup_enter(MimPass *p, MimDef *lam) {
@@ -140,6 +487,10 @@ static bool handle_high_level(MimPipeline *pb, MimDef *app) {
     return mim_pipeline_add_pass(pb, app, &high_level_class, NULL) != NULL;
 }
 
+static bool handle_medium_level(MimPipeline *pb, MimDef *app) {
+    return mim_pipeline_add_pass(pb, app, &medium_level_class, NULL) != NULL;
+}
+
 static bool handle_cleanup(MimPipeline *pb, MimDef *app) {
     return mim_pipeline_add_pass(pb, app, &map_reduce_cleanup_class, NULL) != NULL;
 }
@@ -147,6 +498,8 @@ static bool handle_cleanup(MimPipeline *pb, MimDef *app) {
 static const MimNormalizerReg normalizers[] = {MIM_matrix_NORMALIZERS};
 static const MimPassReg passes[] = {
     {MIM_matrix_lower_matrix_high_level_map_reduce, handle_high_level},
+    {MIM_matrix_lower_matrix_medium_level, handle_medium_level},
     {MIM_matrix_internal_map_reduce_cleanup, handle_cleanup},
+    {MIM_matrix_lower_matrix_low_level, handle_low_level},
 };
 MIM_PLUGIN_DEFINE("matrix", MIM_PLUGIN_TABLE(normalizers), MIM_PLUGIN_TABLE(passes), MIM_PLUGIN_NO_TABLE);

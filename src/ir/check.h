@@ -66,11 +66,11 @@ bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var);
 bool mim_is_closed(MimWorld *w, MimDef *d);
 
 /* ---- rewriting (subst.c, semantics.md §10.2) ----------------------------- */
-typedef struct MimRewriter MimRewriter;
-/* Per-node hook: return the rewritten node (NULL = error). A hook may call
- * mim_rewrite_default (or _imm/_mut) for the standard behaviour ("super
- * call"). The result is memoized by mim_rewrite. */
-typedef MimDef *(*MimRewriteHook)(MimRewriter *rw, MimDef *old);
+/* MimRewriter, MimRewriteHook, mim_rewrite and mim_rewrite_default are
+ * public (mim/rewrite.h). Per-node hook: return the rewritten node (NULL =
+ * error). A hook may call mim_rewrite_default (or _imm/_mut) for the
+ * standard behaviour ("super call"). The result is memoized by mim_rewrite. */
+#include "mim/rewrite.h"
 
 /* What a rewriter knows of one old node (side-table mode, see below). */
 typedef struct MimRewriteRec {
@@ -103,13 +103,11 @@ void mim_rewriter_fini(MimRewriter *rw);
  * cache misses. Only while nothing else indexes src's nodes (no pass manager
  * runs over src), and before anything was rewritten. */
 void mim_rewriter_use_side_table(MimRewriter *rw, size_t expected_nodes);
-/* Rewrite `old` (NULL stays NULL): resolve holes, memo lookup, hook. */
-MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
+/* mim_rewrite (mim/rewrite.h): resolve holes, memo lookup, hook. */
 /* Record old -> new (e.g. to seed a substitution); returns new. */
 MimDef *mim_rewriter_map(MimRewriter *rw, MimDef *old, MimDef *new_);
-/* Standard behaviour: mutables via mim_rewrite_mut, others via
- * mim_rewrite_imm. */
-MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old);
+/* mim_rewrite_default (mim/rewrite.h): mutables via mim_rewrite_mut,
+ * others via mim_rewrite_imm. */
 /* Rebuild an immutable from rewritten type/operands (mim_def_rebuild); an
  * Extract with a literal rewritten index from a Tuple (or from an immutable
  * Pack of constant shape) only rewrites the selected element (§10.1 branch

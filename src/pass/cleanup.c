@@ -1,4 +1,6 @@
-/* The -O1 cleanup (cli.md §3, semantics.md §10.2): rebuild every annex and
+/* The -O1 cleanup (cli.md §3, semantics.md §10.2), and the same with a
+ * per-node hook for plugin phases (mim_world_rewrite, mim/rewrite.h):
+ * rebuild every annex and
  * every external into a fresh World whose gids continue the old counter.
  * Rebuilding goes through the World constructors, so everything is
  * renormalized, applications are β-reduced again where their filters allow,
@@ -8,10 +10,15 @@
 
 #include "ir/check.h"
 
-MimWorld *mim_cleanup(MimWorld *old) {
+MimWorld *mim_rewriter_world(const MimRewriter *rw) { return rw->dst; }
+void *mim_rewriter_user(const MimRewriter *rw) { return rw->user; }
+
+MimWorld *mim_cleanup(MimWorld *old) { return mim_world_rewrite(old, NULL, NULL); }
+
+MimWorld *mim_world_rewrite(MimWorld *old, MimRewriteHook hook, void *user) {
     MimWorld *w = mim_world_inherit(old);
     MimRewriter rw;
-    mim_rewriter_init(&rw, old, w, NULL, NULL);
+    mim_rewriter_init(&rw, old, w, hook, user);
     /* Nothing else indexes old's nodes while it is copied; about half of its
      * nodes are reached (no regrowth while copying). */
     mim_rewriter_use_side_table(&rw, mim_world_num_nodes(old) / 2);
