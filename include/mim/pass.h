@@ -63,6 +63,10 @@ MimWorld *mim_pass_world(const MimPass *p);
 MimDef *mim_pass_cur(const MimPass *p);
 /* Ask for one more traversal (fixed-point passes). */
 void mim_pass_changed(MimPass *p);
+/* Report an error in the program (e.g. operands a lowering cannot take) at
+ * loc; the hook then returns NULL and the run stops with this message alone
+ * (without it, a NULL from a hook is reported as an internal error). */
+void mim_pass_error(MimPass *p, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
 /* Uses of a mutable in the program as it was before this traversal (every
  * occurrence as an operand of a reachable node, counted once per distinct
  * node and operand position; externals count one extra use). *callee gets

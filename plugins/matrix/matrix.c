@@ -125,8 +125,6 @@ static const MimPassClass high_level_class = {
 
 /* ---- medium level (§5.2) -------------------------------------------------------------- */
 
-#define MAX_INDEX 1024 /* index numbers beyond this leave the call as it is */
-
 static MimDef *tuple_of(MimWorld *w, MimDef *const *ops, size_t n) { return mim_tuple(w, ops, n); }
 
 static MimDef *pair_of(MimWorld *w, MimDef *a, MimDef *b) {
@@ -143,6 +141,15 @@ static MimDef *sigma2(MimWorld *w, MimDef *a, MimDef *b) {
 static MimDef *bitcast(MimWorld *w, MimDef *D, MimDef *x) {
     MimDef *bc = mim_app(w, mim_world_annex(w, MIM_core_bitcast), mim_def_type(x));
     return mim_app(w, mim_app(w, bc, D), x);
+}
+
+/* The loop index v as an index of `extent`: itself if its type is Idx
+ * extent already, else converted (§5.2 lets a literal extent stand for a
+ * non-literal one of the same index, so a read or the write-back may expect
+ * another Idx type than the loop's). */
+static MimDef *index_for(MimWorld *w, MimDef *v, MimDef *extent) {
+    MimDef *want = mim_type_idx(w, extent);
+    return !v || mim_def_type(v) == want ? v : bitcast(w, want, v);
 }
 
 /* A loop body `forIn_<index>` : Cn [I32, [%mem.M, A], Cn [%mem.M, A]]
@@ -178,41 +185,67 @@ static bool make_loop(MimWorld *w, uint64_t index, MimDef *extent, MimDef *A, Mi
     return l->index && l->call;
 }
 
+/* One index number of a map_reduce: its extent and, once its loop exists,
+ * the loop's index. Kept sorted by number. */
+typedef struct Index {
+    uint64_t num;
+    MimDef *extent, *value;
+} Index;
+
 /* What one map_reduce call says, checked for literals (§5.2). */
 typedef struct MapReduce {
     MimDef *n_, *S, *T, *NI, *TI, *SI;
     uint64_t n, m;
     MimDef *mem, *zero, *comb, *inputs;
-    MimDef *extent[MAX_INDEX + 1]; /* by index number; NULL = unused */
-    uint64_t num_idx;              /* index numbers < num_idx */
+    Index *idx;
+    size_t num_idx, cap_idx;
 } MapReduce;
 
 static bool literal(MimDef *d, uint64_t *v) { return d && mim_def_lit(d, v); }
 
-/* Step 1: the extent of every index number; false (with a diagnostic if it
- * is an error) when the call is to stay. */
-static bool extents(MimWorld *w, MapReduce *mr) {
-    memset(mr->extent, 0, sizeof mr->extent);
-    if (mr->n > MAX_INDEX) return false;
-    for (uint64_t i = 0; i < mr->n; ++i) mr->extent[i] = mim_proj(w, mr->S, mr->n, i);
-    mr->num_idx = mr->n;
+/* The entry of index number d, made (without extent) if new. */
+static Index *index_entry(MapReduce *mr, uint64_t d) {
+    size_t lo = 0, hi = mr->num_idx;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (mr->idx[mid].num < d) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < mr->num_idx && mr->idx[lo].num == d) return &mr->idx[lo];
+    if (mr->num_idx == mr->cap_idx) {
+        mr->cap_idx = mr->cap_idx ? 2 * mr->cap_idx : 8;
+        mr->idx = realloc(mr->idx, mr->cap_idx * sizeof *mr->idx);
+        if (!mr->idx) abort();
+    }
+    memmove(mr->idx + lo + 1, mr->idx + lo, (mr->num_idx - lo) * sizeof *mr->idx);
+    mr->num_idx++;
+    mr->idx[lo] = (Index){d, NULL, NULL};
+    return &mr->idx[lo];
+}
+
+/* Step 1: the extent of every index number. false when the call is to
+ * stay (a count or index number that is not a literal) or, with *err set,
+ * when it is an error (two different literal extents for one index). */
+static bool extents(MimWorld *w, MapReduce *mr, MimLoc loc, MimPass *p, bool *err) {
+    for (uint64_t i = 0; i < mr->n; ++i) index_entry(mr, i)->extent = mim_proj(w, mr->S, mr->n, i);
     for (uint64_t i = 0; i < mr->m; ++i) {
         uint64_t ni, d;
         MimDef *input = mim_proj(w, mr->inputs, mr->m, i);
         MimDef *idx = mim_proj(w, input, 2, 0), *SIi = mim_proj(w, mr->SI, mr->m, i);
         if (!literal(mim_proj(w, mr->NI, mr->m, i), &ni)) return false;
         for (uint64_t j = 0; j < ni; ++j) {
-            if (!literal(mim_proj(w, idx, ni, j), &d) || d > MAX_INDEX) return false;
-            MimDef *e = mim_proj(w, SIi, ni, j), *old = mr->extent[d];
+            if (!literal(mim_proj(w, idx, ni, j), &d)) return false;
+            Index *x = index_entry(mr, d);
+            MimDef *e = mim_proj(w, SIi, ni, j);
             uint64_t a, b;
-            if (!old || (!literal(old, &a) && literal(e, &b))) mr->extent[d] = e;
-            else if (literal(old, &a) && literal(e, &b) && a != b) {
-                mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w),
-                                "map_reduce: index %llu has extents %llu and %llu", (unsigned long long)d,
-                                (unsigned long long)a, (unsigned long long)b);
+            if (!x->extent || (!literal(x->extent, &a) && literal(e, &b))) {
+                x->extent = e;
+            } else if (literal(x->extent, &a) && literal(e, &b) && a != b) {
+                mim_pass_error(p, loc, "map_reduce: index %llu has extents %llu and %llu", (unsigned long long)d,
+                               (unsigned long long)a, (unsigned long long)b);
+                *err = true;
                 return false;
             }
-            if (d + 1 > mr->num_idx) mr->num_idx = d + 1;
         }
     }
     return true;
@@ -225,35 +258,36 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
     MimDef *M = mim_world_annex(w, MIM_mem_M);
     MimDef *nST[3] = {mr->n_, mr->S, mr->T};
     MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
-    MimDef **index = calloc(mr->num_idx + 1, sizeof *index);
-    if (!index) abort();
+    MimDef **at = calloc(mr->num_idx + 1, sizeof *at);
+    if (!at) abort();
     bool ok = false, in_loop = false; /* loop bodies have filter tt */
     Loop l;
-    for (uint64_t k = 0; k < mr->n; ++k) { /* output loops, accumulator (mem, out) */
-        if (!make_loop(w, k, mr->extent[k], mat_t, mem, out, exit, &l) ||
+    /* output loops (index numbers 0 … n−1, the first n entries), accumulator (mem, out) */
+    for (uint64_t k = 0; k < mr->n; ++k) {
+        if (!make_loop(w, k, mr->idx[k].extent, mat_t, mem, out, exit, &l) ||
             !mim_lam_set(w, lam, mim_lit_bool(w, in_loop), l.call))
             goto out;
         in_loop = true;
-        index[k] = l.index;
+        mr->idx[k].value = l.index;
         lam = l.body, mem = l.mem, out = l.x, exit = l.yield;
     }
     /* matrixWriteBack (mem, v) = exit (insert (n, S, T) (mem, out, (i₀, …), v)) */
     MimDef *wb = mim_mut_lam(w, mim_cn(w, sigma2(w, M, mr->T)));
     if (!wb) goto out;
     mim_def_set_name(wb, mim_world_sym(w, "matrixWriteBack"));
-    MimDef *ins_args[4] = {mim_var_proj(w, wb, 2, 0), out, tuple_of(w, index, (size_t)mr->n), mim_var_proj(w, wb, 2, 1)};
+    for (uint64_t k = 0; k < mr->n; ++k) at[k] = index_for(w, mr->idx[k].value, mim_proj(w, mr->S, mr->n, k));
+    MimDef *ins_args[4] = {mim_var_proj(w, wb, 2, 0), out, tuple_of(w, at, (size_t)mr->n), mim_var_proj(w, wb, 2, 1)};
     MimDef *ins = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_insert), tuple_of(w, nST, 3)), tuple_of(w, ins_args, 4));
     if (!mim_lam_set(w, wb, mim_lit_bool(w, false), mim_app(w, exit, ins))) goto out;
-    /* reduction loops, accumulator (mem, element), from (mem, zero) */
+    /* reduction loops in ascending order, accumulator (mem, element), from (mem, zero) */
     MimDef *acc = mr->zero;
     exit = wb;
-    for (uint64_t d = mr->n; d < mr->num_idx; ++d) {
-        if (!mr->extent[d]) continue;
-        if (!make_loop(w, d, mr->extent[d], mr->T, mem, acc, exit, &l) ||
+    for (size_t k = (size_t)mr->n; k < mr->num_idx; ++k) {
+        if (!make_loop(w, mr->idx[k].num, mr->idx[k].extent, mr->T, mem, acc, exit, &l) ||
             !mim_lam_set(w, lam, mim_lit_bool(w, in_loop), l.call))
             goto out;
         in_loop = true;
-        index[d] = l.index;
+        mr->idx[k].value = l.index;
         lam = l.body, mem = l.mem, acc = l.x, exit = l.yield;
     }
     /* the reads, threading memory, and comb ((mem, acc, elements), exit) */
@@ -262,18 +296,19 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
     for (uint64_t i = 0; i < mr->m; ++i) {
         uint64_t ni;
         MimDef *input = mim_proj(w, mr->inputs, mr->m, i), *idx = mim_proj(w, input, 2, 0);
+        MimDef *SIi = mim_proj(w, mr->SI, mr->m, i);
         literal(mim_proj(w, mr->NI, mr->m, i), &ni);
-        MimDef **at = calloc(ni + 1, sizeof *at);
-        if (!at) abort();
+        MimDef **pos = calloc(ni + 1, sizeof *pos);
+        if (!pos) abort();
         for (uint64_t j = 0; j < ni; ++j) {
             uint64_t d;
             literal(mim_proj(w, idx, ni, j), &d);
-            at[j] = index[d];
+            pos[j] = index_for(w, index_entry(mr, d)->value, mim_proj(w, SIi, ni, j));
         }
-        MimDef *targs[3] = {mim_proj(w, mr->NI, mr->m, i), mim_proj(w, mr->SI, mr->m, i), mim_proj(w, mr->TI, mr->m, i)};
-        MimDef *rargs[3] = {mem, mim_proj(w, input, 2, 1), tuple_of(w, at, (size_t)ni)};
+        MimDef *targs[3] = {mim_proj(w, mr->NI, mr->m, i), SIi, mim_proj(w, mr->TI, mr->m, i)};
+        MimDef *rargs[3] = {mem, mim_proj(w, input, 2, 1), tuple_of(w, pos, (size_t)ni)};
         MimDef *read = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_read), tuple_of(w, targs, 3)), tuple_of(w, rargs, 3));
-        free(at);
+        free(pos);
         mem = mim_proj(w, read, 2, 0);
         elems[i] = mim_proj(w, read, 2, 1);
     }
@@ -281,26 +316,28 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
     free(elems);
     ok = mim_lam_set(w, lam, mim_lit_bool(w, in_loop), mim_app(w, mr->comb, pair_of(w, tuple_of(w, cargs, 3), exit))) != NULL;
 out:
-    free(index);
+    free(at);
     return ok;
 }
 
 /* (cps2ds mapRed) mem for a map_reduce call with literal n, m, NI and index
- * numbers; the call itself otherwise. */
-static MimDef *lower_map_reduce(MimWorld *w, MimDef *call) {
-    MapReduce *mr = calloc(1, sizeof *mr);
-    if (!mr) abort();
+ * numbers; the call itself otherwise; NULL after an error. */
+static MimDef *lower_map_reduce(MimPass *p, MimDef *call) {
+    MimWorld *w = mim_pass_world(p);
+    MapReduce mr = {0};
     MimDef *targs = mim_app_nth_arg(call, 0), *args = mim_app_nth_arg(call, 1), *res = call;
-    mr->n_ = mim_proj(w, targs, 7, 0), mr->S = mim_proj(w, targs, 7, 1), mr->T = mim_proj(w, targs, 7, 2);
-    mr->NI = mim_proj(w, targs, 7, 4), mr->TI = mim_proj(w, targs, 7, 5), mr->SI = mim_proj(w, targs, 7, 6);
-    mr->mem = mim_proj(w, args, 4, 0), mr->zero = mim_proj(w, args, 4, 1);
-    mr->comb = mim_proj(w, args, 4, 2), mr->inputs = mim_proj(w, args, 4, 3);
-    if (!literal(mr->n_, &mr->n) || !literal(mim_proj(w, targs, 7, 3), &mr->m) || !extents(w, mr)) {
-        res = mim_world_has_error(w) ? NULL : call;
+    mr.n_ = mim_proj(w, targs, 7, 0), mr.S = mim_proj(w, targs, 7, 1), mr.T = mim_proj(w, targs, 7, 2);
+    mr.NI = mim_proj(w, targs, 7, 4), mr.TI = mim_proj(w, targs, 7, 5), mr.SI = mim_proj(w, targs, 7, 6);
+    mr.mem = mim_proj(w, args, 4, 0), mr.zero = mim_proj(w, args, 4, 1);
+    mr.comb = mim_proj(w, args, 4, 2), mr.inputs = mim_proj(w, args, 4, 3);
+    bool err = false;
+    if (!literal(mr.n_, &mr.n) || !literal(mim_proj(w, targs, 7, 3), &mr.m) ||
+        !extents(w, &mr, mim_def_loc(call), p, &err)) {
+        res = err ? NULL : call;
         goto out;
     }
     MimDef *M = mim_world_annex(w, MIM_mem_M);
-    MimDef *nST[3] = {mr->n_, mr->S, mr->T};
+    MimDef *nST[3] = {mr.n_, mr.S, mr.T};
     MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
     MimDef *map_red = mim_mut_lam(w, mim_cn(w, sigma2(w, M, mim_cn(w, sigma2(w, M, mat_t)))));
     if (!map_red) {
@@ -308,16 +345,16 @@ static MimDef *lower_map_reduce(MimWorld *w, MimDef *call) {
         goto out;
     }
     mim_def_set_name(map_red, mim_world_sym(w, "mapRed"));
-    MimDef *init_args[4] = {mr->n_, mr->S, mr->T, mim_var_proj(w, map_red, 2, 0)};
+    MimDef *init_args[4] = {mr.n_, mr.S, mr.T, mim_var_proj(w, map_red, 2, 0)};
     MimDef *init = mim_app(w, mim_world_annex(w, MIM_matrix_init), tuple_of(w, init_args, 4));
-    if (!map_reduce_body(w, mr, map_red, mim_proj(w, init, 2, 0), mim_proj(w, init, 2, 1), mim_var_proj(w, map_red, 2, 1))) {
+    if (!map_reduce_body(w, &mr, map_red, mim_proj(w, init, 2, 0), mim_proj(w, init, 2, 1), mim_var_proj(w, map_red, 2, 1))) {
         res = NULL;
         goto out;
     }
     MimDef *ds = cps2ds(w, map_red);
-    res = ds ? mim_app(w, ds, mr->mem) : NULL;
+    res = ds ? mim_app(w, ds, mr.mem) : NULL;
 out:
-    free(mr);
+    free(mr.idx);
     return res;
 }
 
@@ -332,7 +369,7 @@ static MimDef *medium_level_rewrite(MimPass *p, MimDef *def) {
     if (!call) return def;
     MimDef *known = mim_ptrmap_get(&ml->done, call);
     if (known) return known;
-    MimDef *res = lower_map_reduce(mim_pass_world(p), call);
+    MimDef *res = lower_map_reduce(p, call);
     if (res) mim_ptrmap_put(&ml->done, call, res);
     return res;
 }
@@ -409,9 +446,19 @@ static MimDef *typed_op(MimRewriter *rw, uint64_t id, MimDef *T, MimDef *args) {
 }
 
 static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
-    MimWorld *w = mim_rewriter_world(rw);
+    MimWorld *w = mim_rewriter_world(rw), *src = mim_rewriter_user(rw);
     uint64_t n;
     MimDef *S, *T, *call;
+    /* A map_reduce the medium level left (a count or index number that is
+     * not a literal) yields a tensor this phase would make a pointer in its
+     * users but not in its own result type: an error here, instead of an
+     * ill-typed program. With a non-literal rank nothing is converted. */
+    if ((call = mim_match(old, MIM_matrix_map_reduce)) && literal(mim_proj(src, mim_app_nth_arg(call, 0), 7, 0), &n)) {
+        mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_def_loc(call),
+                        "%%matrix.map_reduce with a count, input rank or index number that is not a literal "
+                        "cannot be lowered");
+        return NULL;
+    }
     if ((call = mim_match(old, MIM_matrix_Mat)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T))
         return ptr_to(rw, nested_array(w, S, n, 0, T));
     if ((call = mim_match(old, MIM_matrix_init))) {

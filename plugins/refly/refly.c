@@ -110,12 +110,16 @@ MimDef *normalize_refine(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg)
      * as given: a tuple is built afresh (its type inferred from the new
      * operands), a function only with an operand of the old one's type. */
     MimDef *refined = NULL;
+    unsigned errors = mim_world_diag(w)->num_errors;
     if (mim_def_node(de) == MIM_TUPLE) refined = mim_tuple(w, ops, n);
-    else if (mim_def_node(de) != MIM_LAM || mim_def_type(dx) == mim_def_type(old))
+    else if (mim_def_node(de) != MIM_VAR && (mim_def_node(de) != MIM_LAM || mim_def_type(dx) == mim_def_type(old)))
         refined = mim_rebuild(w, de, mim_def_type(de), ops);
-    else refined = de; /* unchanged: the call stays raw below */
+    else refined = de; /* a variable (its operand is its binder), or a function
+                          given an operand of another type: stays raw below */
     free(ops);
-    if (!refined) return NULL;
+    /* NULL after a reported error is that error; NULL without one (a kind
+     * that cannot be rebuilt from these operands) leaves the call raw */
+    if (!refined) return mim_world_diag(w)->num_errors != errors ? NULL : mim_raw_app(w, type, callee, arg);
     /* the result must stay a Code E: a replacement that changes the type of
      * the node leaves the call as it is */
     if (refined == de && dx != old) return mim_raw_app(w, type, callee, arg);

@@ -24,6 +24,7 @@
 #include "mim/vec.h"
 #include "mim/xalloc.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ struct MimPassMan {
     bool cur_is_lam;
     bool changed;     /* some pass asked for another round */
     bool failed;
+    bool user_error; /* a pass reported an error in the program (mim_pass_error) */
     uintptr_t stack_base; /* C stack position at the start of the run */
     MimPmScratch *s;  /* lent by the caller for the duration of a run */
 };
@@ -118,6 +120,14 @@ bool mim_pm_has_pass(const MimPassMan *pm, const MimPassClass *cls) {
 MimWorld *mim_pass_world(const MimPass *p) { return p->pm->w; }
 MimDef *mim_pass_cur(const MimPass *p) { return p->pm->cur; }
 void mim_pass_changed(MimPass *p) { p->pm->changed = true; }
+
+void mim_pass_error(MimPass *p, MimLoc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    mim_diag_vreport(mim_world_diag(p->pm->w), MIM_ERROR, loc, fmt, ap);
+    va_end(ap);
+    p->pm->user_error = true;
+}
 
 /* ---- the side table ------------------------------------------------------- */
 
@@ -358,7 +368,7 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     mim_vec_reserve(&pm->s->info, mim_world_num_nodes(w) / 2);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
-        pm->changed = pm->failed = false;
+        pm->changed = pm->failed = pm->user_error = false;
         pm->stack_base = (uintptr_t)&here;
         count_uses(pm);
         for (size_t i = 0; i < pm->num_passes; ++i)
@@ -367,7 +377,7 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
         for (size_t i = 0; i < pm->num_passes; ++i)
             if (pm->passes[i]->cls->finish) pm->passes[i]->cls->finish(pm->passes[i]);
         if (!ok) {
-            report_failure(pm);
+            if (!pm->user_error) report_failure(pm);
             pm->s = NULL; /* the scratch belongs to the caller between runs */
             return false;
         }
