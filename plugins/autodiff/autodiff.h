@@ -1,0 +1,16 @@
+/* Shared by the autodiff plugin's normalizers and passes. */
+#ifndef MIM_PLUGIN_AUTODIFF_INTERNAL_H
+#define MIM_PLUGIN_AUTODIFF_INTERNAL_H
+
+#include "mim/plugin.h"
+#include "mim/plugin/autodiff.h"
+#include "mim/plugin/core.h"
+#include "mim/plugin/mem.h"
+
+/* AD(T) of autodiff.md §3, or NULL where it is undefined. */
+MimDef *autodiff_type(MimWorld *w, MimDef *T);
+MimDef *autodiff_pair_type(MimWorld *w, MimDef *a, MimDef *b);
+/* `%autodiff.add T (a, b)` */
+MimDef *autodiff_add(MimWorld *w, MimDef *T, MimDef *a, MimDef *b);
+
+#endif
