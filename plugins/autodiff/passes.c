@@ -1,7 +1,8 @@
 /* The autodiff plugin's passes (plugins/autodiff.md §5): autodiff_zero and
  * autodiff_zero_cleanup resolve the remaining `%autodiff.zero T`, and
  * ad_ext_cleanup makes the interface's internal_diff_* derivatives
- * internal. autodiff_eval (§5.1) is in eval.c. */
+ * internal; the registration of all four. autodiff_eval (§5.1) is in
+ * eval.c. */
 #include "autodiff.h"
 #include "mim/pass.h"
 
@@ -55,6 +56,9 @@ static const MimPassClass zero_cleanup_class = {
 static const MimPassClass ext_cleanup_class = {
     .name = "ad_ext_cleanup", .size = sizeof(MimPass), .on_lams = true, .enter = ext_cleanup_enter};
 
+static bool handle_eval(MimPipeline *pb, MimDef *app) {
+    return mim_pipeline_add_pass(pb, app, &autodiff_eval_class, NULL) != NULL;
+}
 static bool handle_zero(MimPipeline *pb, MimDef *app) {
     return mim_pipeline_add_pass(pb, app, &zero_class, NULL) != NULL;
 }
@@ -67,6 +71,7 @@ static bool handle_ext_cleanup(MimPipeline *pb, MimDef *app) {
 
 static const MimNormalizerReg normalizers[] = {MIM_autodiff_NORMALIZERS};
 static const MimPassReg passes[] = {
+    {MIM_autodiff_ad_eval_pass, handle_eval},
     {MIM_autodiff_ad_zero_pass, handle_zero},
     {MIM_autodiff_ad_zero_cleanup_pass, handle_zero_cleanup},
     {MIM_autodiff_ad_ext_cleanup_pass, handle_ext_cleanup},

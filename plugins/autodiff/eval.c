@@ -1,0 +1,410 @@
+/* autodiff_eval (plugins/autodiff.md §5.1): every fully applied
+ * `%autodiff.ad f` with f a function `Cn [A, Cn R]` becomes the derivative
+ * `<f>_deriv : AD(type of f)`, built by augmenting f's body: each
+ * expression e is mapped to e' (the same value, in the new function) and
+ * gets a pullback e* : Cn [E, Cn A] (how a tangent of e contributes to the
+ * tangent of f's argument); tuples also get a shadow pullback (the tuple of
+ * their components' pullbacks), so that projecting them needs no zero
+ * tuples.
+ *
+ * Where the specification sums pullback results with `%direct.cps2ds`
+ * calls, the tuple pullback here calls the components' pullbacks one after
+ * the other in continuation-passing style (the same sums, without needing
+ * direct's passes). Direct-style calls of functions whose derivatives are
+ * CPS functions (the %core axioms' internal_diff_* derivatives) are wrapped
+ * with `%direct.cps2ds` as specified, so a program that differentiates such
+ * calls needs `plugin direct;` to compile. What the rules do not cover is
+ * an error (`autodiff: cannot differentiate …`), never a crash. */
+#include "autodiff.h"
+#include "mim/pass.h"
+#include "mim/plugin/direct.h"
+#include "mim/ptrmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Ad {
+    MimWorld *w;
+    MimPass *p;
+    MimDef *A;        /* the tangent type of the differentiated function's argument */
+    MimDef *cn_A;     /* Cn A */
+    MimPtrMap aug;    /* old node ↦ augmented node */
+    MimPtrMap pb;     /* old node ↦ its pullback (absent: none) */
+    MimPtrMap shadow; /* old tuple ↦ the tuple of its components' pullbacks */
+    MimPtrMap zero_pbs; /* type ↦ its zero pullback */
+    MimLoc use;         /* the application being augmented (where an axiom is used) */
+} Ad;
+
+static MimDef *pair(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ops[2] = {a, b};
+    return mim_tuple(w, ops, 2);
+}
+
+static MimDef *pb_type(Ad *ad, MimDef *E) { return mim_cn(ad->w, autodiff_pair_type(ad->w, E, ad->cn_A)); }
+
+static MimDef *named_lam(MimWorld *w, MimDef *type, const char *name) {
+    MimDef *lam = mim_mut_lam(w, type);
+    if (lam) mim_def_set_name(lam, mim_world_sym(w, name));
+    return lam;
+}
+
+static MimDef *fail(Ad *ad, MimDef *old, const char *what) {
+    char *s = mim_def_to_str(ad->w, old);
+    MimLoc loc = mim_def_node(old) == MIM_AXIOM && ad->use.begin.row ? ad->use : mim_def_loc(old);
+    mim_pass_error(ad->p, loc, "autodiff: cannot differentiate %s '%s'", what, s);
+    free(s);
+    return NULL;
+}
+
+/* ---- pullbacks -------------------------------------------------------------------- */
+
+/* λ(s, k). k (%autodiff.zero A) */
+static MimDef *zero_pb(Ad *ad, MimDef *E) {
+    MimDef *known = mim_ptrmap_get(&ad->zero_pbs, E);
+    if (known) return known;
+    MimWorld *w = ad->w;
+    MimDef *lam = named_lam(w, pb_type(ad, E), "zero_pb");
+    if (!lam) return NULL;
+    MimDef *zero = mim_app(w, mim_world_annex(w, MIM_autodiff_zero), ad->A);
+    if (!mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, mim_var_proj(w, lam, 2, 1), zero))) return NULL;
+    mim_ptrmap_put(&ad->zero_pbs, E, lam);
+    return lam;
+}
+
+/* λ(s, k). k s */
+static MimDef *id_pb(Ad *ad) {
+    MimWorld *w = ad->w;
+    MimDef *lam = named_lam(w, pb_type(ad, ad->A), "id_pb");
+    if (!lam) return NULL;
+    MimDef *body = mim_app(w, mim_var_proj(w, lam, 2, 1), mim_var_proj(w, lam, 2, 0));
+    return mim_lam_set(w, lam, mim_lit_bool(w, true), body);
+}
+
+/* The domain X and the Y of a function Cn [X, Cn Y]. */
+static bool cps_parts(MimWorld *w, MimDef *T, MimDef **X, MimDef **Y) {
+    T = mim_resolve(w, T);
+    if (!T || mim_def_node(T) != MIM_PI || !mim_pi_is_cn(T)) return false;
+    MimDef *dom = mim_resolve(w, mim_pi_dom(T));
+    uint64_t n;
+    if (!dom || mim_def_node(dom) != MIM_SIGMA || !mim_literal_arity(w, dom, &n) || n != 2) return false;
+    MimDef *ret = mim_resolve(w, mim_proj(w, dom, 2, 1));
+    if (!ret || mim_def_node(ret) != MIM_PI || !mim_pi_is_cn(ret)) return false;
+    *X = mim_proj(w, dom, 2, 0);
+    *Y = mim_pi_dom(ret);
+    return true;
+}
+
+/* compose(f, g) = λ(x, ret). g (x, λy. f (y, ret)): g first. */
+static MimDef *compose(Ad *ad, MimDef *f, MimDef *g) {
+    MimWorld *w = ad->w;
+    MimDef *X, *Y, *Y2, *A2;
+    if (!f || !g || !cps_parts(w, mim_def_type(g), &X, &Y) || !cps_parts(w, mim_def_type(f), &Y2, &A2)) return NULL;
+    MimDef *h = named_lam(w, mim_cn(w, autodiff_pair_type(w, X, mim_cn(w, A2))), "compose");
+    MimDef *c = named_lam(w, mim_cn(w, Y), "compose_cont");
+    if (!h || !c) return NULL;
+    MimDef *ret = mim_var_proj(w, h, 2, 1);
+    if (!mim_lam_set(w, c, mim_lit_bool(w, true), mim_app(w, f, pair(w, mim_var(w, c), ret)))) return NULL;
+    return mim_lam_set(w, h, mim_lit_bool(w, true), mim_app(w, g, pair(w, mim_var_proj(w, h, 2, 0), c)));
+}
+
+/* The pullback of a tuple of type T whose components have the pullbacks
+ * pbs: λ(s, k). pbs[0] (s#0, λt₀. pbs[1] (s#1, λt₁. … k (t₀ + t₁ + …))). */
+static MimDef *tuple_pb(Ad *ad, MimDef *T, MimDef *const *pbs, size_t n) {
+    MimWorld *w = ad->w;
+    MimDef *lam = named_lam(w, pb_type(ad, T), "tuple_pb");
+    if (!lam) return NULL;
+    MimDef *s = mim_var_proj(w, lam, 2, 0), *k = mim_var_proj(w, lam, 2, 1);
+    MimDef **conts = calloc(n + 1, sizeof *conts);
+    if (!conts) abort();
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; ++i) ok = (conts[i] = named_lam(w, ad->cn_A, "tuple_pb_cont")) != NULL;
+    MimDef *sum = NULL;
+    for (size_t i = 0; ok && i < n; ++i) {
+        MimDef *t = mim_var(w, conts[i]);
+        sum = sum ? autodiff_add(w, ad->A, sum, t) : t;
+        ok = sum != NULL;
+    }
+    MimDef *res = NULL;
+    if (!ok) goto out;
+    if (n == 0) {
+        res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, k, mim_app(w, mim_world_annex(w, MIM_autodiff_zero), ad->A)));
+        goto out;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        MimDef *next = i + 1 < n ? pbs[i + 1] : NULL;
+        MimDef *body = next ? mim_app(w, next, pair(w, mim_proj(w, s, n, i + 1), conts[i + 1])) : mim_app(w, k, sum);
+        if (!mim_lam_set(w, conts[i], mim_lit_bool(w, true), body)) goto out;
+    }
+    res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, pbs[0], pair(w, mim_proj(w, s, n, 0), conts[0])));
+out:
+    free(conts);
+    return res;
+}
+
+/* ---- augmentation ------------------------------------------------------------------ */
+
+static MimDef *augment(Ad *ad, MimDef *old);
+
+/* The pullback of old (augmenting it first); a zero pullback if it has none. */
+static MimDef *pullback(Ad *ad, MimDef *old) {
+    if (!augment(ad, old)) return NULL;
+    MimDef *pb = mim_ptrmap_get(&ad->pb, old);
+    return pb ? pb : zero_pb(ad, mim_def_type(old));
+}
+
+static MimDef *done(Ad *ad, MimDef *old, MimDef *aug, MimDef *pb) {
+    if (!aug) return NULL;
+    mim_ptrmap_put(&ad->aug, old, aug);
+    if (pb) mim_ptrmap_put(&ad->pb, old, pb);
+    return aug;
+}
+
+static bool is_cn(MimWorld *w, MimDef *T) {
+    T = mim_resolve(w, T);
+    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
+}
+
+/* A continuation that is not a returning function: a basic block. */
+static bool is_basic_block(MimWorld *w, MimDef *T) {
+    MimDef *X, *Y;
+    return is_cn(w, T) && !cps_parts(w, T, &X, &Y);
+}
+
+/* The external internal_diff_<name of ax without %, dots as _>. */
+static MimDef *axiom_derivative(Ad *ad, MimDef *ax) {
+    MimSym name = mim_def_name(ax);
+    char buf[160];
+    int len = name ? snprintf(buf, sizeof buf, "internal_diff_%s", name[0] == '%' ? name + 1 : name) : -1;
+    if (len < 0 || (size_t)len >= sizeof buf) return NULL;
+    for (char *c = buf; *c; ++c)
+        if (*c == '.') *c = '_';
+    return mim_world_lookup_external(ad->w, mim_world_sym(ad->w, buf));
+}
+
+/* A continuation lambda of the function being differentiated (a basic
+ * block, or an "open continuation" named …ret… or …_cont…): aug_<name> :
+ * Cn [AD(dom), Cn [dom, Cn A]] whose first parameter's pullback is its
+ * second. */
+static MimDef *augment_cont(Ad *ad, MimDef *lam) {
+    MimWorld *w = ad->w;
+    MimDef *dom = mim_pi_dom(mim_resolve(w, mim_def_type(lam)));
+    MimDef *ad_dom = autodiff_type(w, dom);
+    if (!ad_dom) return fail(ad, lam, "the continuation");
+    char name[128];
+    MimSym old_name = mim_def_name(lam);
+    snprintf(name, sizeof name, "aug_%s", old_name ? old_name : "cont");
+    MimDef *aug = named_lam(w, mim_cn(w, autodiff_pair_type(w, ad_dom, pb_type(ad, dom))), name);
+    if (!aug) return NULL;
+    mim_ptrmap_put(&ad->aug, lam, aug);
+    mim_ptrmap_put(&ad->pb, lam, zero_pb(ad, mim_def_type(lam)));
+    MimDef *var = mim_var(w, lam);
+    if (var) {
+        mim_ptrmap_put(&ad->aug, var, mim_var_proj(w, aug, 2, 0));
+        mim_ptrmap_put(&ad->pb, var, mim_var_proj(w, aug, 2, 1));
+    }
+    MimDef *body = mim_lam_body(lam);
+    MimDef *body2 = body ? augment(ad, body) : NULL;
+    if (!body2 || !mim_lam_set(w, aug, mim_lit_bool(w, false), body2)) return NULL;
+    return aug;
+}
+
+static MimDef *augment_lam(Ad *ad, MimDef *lam) {
+    MimWorld *w = ad->w;
+    MimSym name = mim_def_name(lam);
+    bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
+    if (is_basic_block(w, mim_def_type(lam)) || open) return augment_cont(ad, lam);
+    /* a closed function called from here: differentiated later by this pass */
+    MimDef *ad_ax = mim_world_annex(w, MIM_autodiff_ad);
+    return done(ad, lam, mim_app(w, mim_app(w, ad_ax, mim_def_type(lam)), lam), NULL);
+}
+
+static MimDef *augment_tuple(Ad *ad, MimDef *old) {
+    MimWorld *w = ad->w;
+    size_t n = mim_def_num_ops(old);
+    MimDef **ops = calloc(n + 1, sizeof *ops), **pbs = calloc(n + 1, sizeof *pbs);
+    if (!ops || !pbs) abort();
+    MimDef *res = NULL;
+    for (size_t i = 0; i < n; ++i)
+        if (!(ops[i] = augment(ad, mim_def_op(old, i))) || !(pbs[i] = pullback(ad, mim_def_op(old, i)))) goto out;
+    MimDef *aug = mim_tuple(w, ops, n);
+    mim_ptrmap_put(&ad->shadow, old, mim_tuple(w, pbs, n));
+    res = done(ad, old, aug, tuple_pb(ad, mim_def_type(old), pbs, n));
+out:
+    free(ops);
+    free(pbs);
+    return res;
+}
+
+/* A pack ‹n; e› with a literal n: its pullback is that of the tuple of n
+ * copies of e, its shadow ‹n; e*›. */
+static MimDef *augment_pack(Ad *ad, MimDef *old) {
+    MimWorld *w = ad->w;
+    uint64_t n;
+    MimDef *shape = mim_def_op(mim_resolve(w, mim_def_type(old)), 0), *body = mim_def_op(old, 0);
+    if (mim_def_is_mut(old) || !mim_def_lit(shape, &n) || n > 4096) return fail(ad, old, "the pack");
+    MimDef *body2 = augment(ad, body), *bpb = body2 ? pullback(ad, body) : NULL;
+    if (!body2 || !bpb) return NULL;
+    MimDef **pbs = calloc(n + 1, sizeof *pbs);
+    if (!pbs) abort();
+    for (uint64_t i = 0; i < n; ++i) pbs[i] = bpb;
+    mim_ptrmap_put(&ad->shadow, old, mim_pack(w, shape, bpb));
+    MimDef *res = done(ad, old, mim_pack(w, shape, body2), tuple_pb(ad, mim_def_type(old), pbs, (size_t)n));
+    free(pbs);
+    return res;
+}
+
+static MimDef *augment_extract(Ad *ad, MimDef *old) {
+    MimWorld *w = ad->w;
+    MimDef *t = mim_def_op(old, 0), *i = mim_def_op(old, 1);
+    MimDef *t2 = augment(ad, t), *i2 = augment(ad, i);
+    if (!t2 || !i2) return NULL;
+    MimDef *aug = mim_extract(w, t2, i2);
+    MimDef *shadow = mim_ptrmap_get(&ad->shadow, t);
+    if (shadow && mim_def_node(i) == MIM_LIT) return done(ad, old, aug, mim_extract(w, shadow, i2));
+    if (is_cn(w, mim_def_type(old))) return done(ad, old, aug, NULL); /* a continuation: no tangent */
+    /* λ(s, k). t* (insert (zero (type t'), i', s), k) */
+    MimDef *tpb = pullback(ad, t);
+    MimDef *lam = named_lam(w, pb_type(ad, mim_def_type(old)), "extract_pb");
+    if (!tpb || !lam) return NULL;
+    MimDef *zero = mim_app(w, mim_world_annex(w, MIM_autodiff_zero), mim_def_type(t2));
+    MimDef *ins = mim_insert(w, zero, i2, mim_var_proj(w, lam, 2, 0));
+    if (!mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, tpb, pair(w, ins, mim_var_proj(w, lam, 2, 1)))))
+        return NULL;
+    return done(ad, old, aug, lam);
+}
+
+/* `%direct.cps2ds (X, Y) f` for f : Cn [X, Cn Y]. */
+static MimDef *cps2ds(Ad *ad, MimDef *f) {
+    MimWorld *w = ad->w;
+    MimDef *X, *Y;
+    if (!cps_parts(w, mim_def_type(f), &X, &Y)) return NULL;
+    MimDef *ax = mim_world_annex(w, MIM_direct_cps2ds);
+    return ax ? mim_app(w, mim_app(w, ax, pair(w, X, Y)), f) : NULL;
+}
+
+static MimDef *augment_app(Ad *ad, MimDef *old) {
+    MimWorld *w = ad->w;
+    MimDef *g = mim_app_callee(old), *a = mim_app_arg(old);
+    MimDef *gT = mim_resolve(w, mim_def_type(g)), *T = mim_resolve(w, mim_def_type(old));
+    if (mim_def_loc(old).begin.row) ad->use = mim_def_loc(old);
+    MimDef *g2 = augment(ad, g);
+    if (!g2) return NULL;
+    /* the result is itself a function (a partial application): no pullback */
+    if (T && mim_def_node(T) == MIM_PI) {
+        MimDef *a2 = augment(ad, a);
+        return a2 ? done(ad, old, mim_app(w, g2, a2), NULL) : NULL;
+    }
+    MimDef *X, *R;
+    if (is_cn(w, gT) && cps_parts(w, gT, &X, &R)) {
+        /* a CPS call g (args, k) → g' (args', c), c (r, r*) = k' (r, compose (args*, r*)) */
+        MimDef *args = mim_proj(w, a, 2, 0), *k = mim_proj(w, a, 2, 1);
+        MimDef *args2 = augment(ad, args), *args_pb = args2 ? pullback(ad, args) : NULL;
+        MimDef *k2 = args_pb ? augment(ad, k) : NULL;
+        if (!k2) return NULL;
+        MimDef *adR = autodiff_type(w, R);
+        if (!adR) return fail(ad, old, "the call");
+        MimDef *c = named_lam(w, mim_cn(w, autodiff_pair_type(w, adR, mim_cn(w, autodiff_pair_type(w, R, mim_cn(w, X))))),
+                              "ad_ret");
+        if (!c) return NULL;
+        MimDef *r_pb = compose(ad, args_pb, mim_var_proj(w, c, 2, 1));
+        if (!r_pb || !mim_lam_set(w, c, mim_lit_bool(w, false), mim_app(w, k2, pair(w, mim_var_proj(w, c, 2, 0), r_pb))))
+            return NULL;
+        return done(ad, old, mim_app(w, g2, pair(w, args2, c)), NULL);
+    }
+    if (is_cn(w, gT)) {
+        /* a basic block (e.g. the return continuation): g' (a', a*) */
+        MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
+        return a_pb ? done(ad, old, mim_app(w, g2, pair(w, a2, a_pb)), NULL) : NULL;
+    }
+    /* direct style: (r, pb) = g' a', with g' made direct style if it is CPS */
+    MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
+    if (!a_pb) return NULL;
+    MimDef *ds = is_cn(w, mim_def_type(g2)) ? cps2ds(ad, g2) : g2;
+    if (!ds) return fail(ad, old, "the call");
+    MimDef *rp = mim_app(w, ds, a2);
+    MimDef *r = mim_proj(w, rp, 2, 0), *pb = mim_proj(w, rp, 2, 1);
+    return r && pb ? done(ad, old, r, compose(ad, a_pb, pb)) : NULL;
+}
+
+static MimDef *augment(Ad *ad, MimDef *old) {
+    old = mim_resolve(ad->w, old);
+    if (!old) return NULL;
+    MimDef *known = mim_ptrmap_get(&ad->aug, old);
+    if (known) return known;
+    MimWorld *w = ad->w;
+    switch (mim_def_node(old)) {
+    case MIM_LIT: return done(ad, old, old, zero_pb(ad, mim_def_type(old)));
+    case MIM_AXIOM: {
+        MimDef *d = axiom_derivative(ad, old);
+        return d ? done(ad, old, d, NULL) : fail(ad, old, "the axiom (no internal_diff_ derivative)");
+    }
+    case MIM_LAM: return mim_def_is_mut(old) ? augment_lam(ad, old) : fail(ad, old, "the immutable function");
+    case MIM_TUPLE: return augment_tuple(ad, old);
+    case MIM_PACK: return augment_pack(ad, old);
+    case MIM_EXTRACT: return augment_extract(ad, old);
+    case MIM_APP: return augment_app(ad, old);
+    default:
+        /* types and other closed constants stay as they are, without a tangent */
+        if (!(mim_def_dep(old) & (MIM_DEP_VAR | MIM_DEP_MUT))) return done(ad, old, old, NULL);
+        return fail(ad, old, "the expression");
+    }
+    (void)w;
+}
+
+/* ---- the pass ------------------------------------------------------------------------ */
+
+typedef struct Eval {
+    MimPass base;
+    MimPtrMap derivs; /* f ↦ f_deriv, or f itself if differentiating it failed */
+} Eval;
+
+static MimDef *derive(Eval *ev, MimDef *f) {
+    MimWorld *w = mim_pass_world(&ev->base);
+    MimDef *A, *R;
+    if (!cps_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f)) return NULL;
+    MimDef *T = autodiff_type(w, mim_def_type(f));
+    if (!T) return NULL;
+    char name[128];
+    MimSym fname = mim_def_name(f);
+    snprintf(name, sizeof name, "%s_deriv", fname ? fname : "f");
+    MimDef *fd = named_lam(w, T, name);
+    if (!fd) return NULL;
+    mim_ptrmap_put(&ev->derivs, f, fd);
+    Ad ad = {.w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A)};
+    mim_ptrmap_put(&ad.aug, f, fd);
+    MimDef *var = mim_var(w, f), *res = NULL;
+    MimDef *shadow[2] = {id_pb(&ad), zero_pb(&ad, mim_pi_dom(mim_resolve(w, mim_def_type(f))))};
+    if (!var || !shadow[0] || !shadow[1]) goto out;
+    mim_ptrmap_put(&ad.aug, var, mim_var(w, fd));
+    mim_ptrmap_put(&ad.shadow, var, mim_tuple(w, shadow, 2));
+    MimDef *body = augment(&ad, mim_lam_body(f));
+    if (body && mim_lam_set(w, fd, mim_lit_bool(w, true), body)) res = fd;
+out:
+    mim_ptrmap_free(&ad.aug), mim_ptrmap_free(&ad.pb), mim_ptrmap_free(&ad.shadow), mim_ptrmap_free(&ad.zero_pbs);
+    return res;
+}
+
+static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
+    Eval *ev = (Eval *)p;
+    MimDef *call = mim_match(def, MIM_autodiff_ad);
+    if (!call) return def;
+    MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(call, 1));
+    if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
+    MimDef *known = mim_ptrmap_get(&ev->derivs, f);
+    if (known) return known == f ? NULL : known; /* failed: reported once */
+    MimDef *d = derive(ev, f);
+    if (d) return d;
+    mim_ptrmap_put(&ev->derivs, f, f);
+    return mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+}
+
+static void eval_fini(MimPass *p) { mim_ptrmap_free(&((Eval *)p)->derivs); }
+
+const MimPassClass autodiff_eval_class = {
+    .name = "autodiff_eval",
+    .size = sizeof(Eval),
+    .on_lams = true,
+    .rewrite = eval_rewrite,
+    .fini = eval_fini,
+};
