@@ -77,7 +77,8 @@ static MimDef *id_pb(Ad *ad) {
     MimWorld *w = ad->w;
     MimDef *lam = named_lam(w, pb_type(ad, ad->A), "id_pb");
     if (!lam) return NULL;
-    MimDef *body = mim_app(w, mim_var_proj(w, lam, 2, 1), mim_var_proj(w, lam, 2, 0));
+    MimDef *k = mim_var_proj(w, lam, 2, 1);
+    MimDef *body = mim_app(w, k, mim_var_proj(w, lam, 2, 0));
     return mim_lam_set(w, lam, mim_lit_bool(w, true), body);
 }
 
@@ -374,7 +375,9 @@ static MimDef *derive(Eval *ev, MimDef *f) {
     Ad ad = {.w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A)};
     mim_ptrmap_put(&ad.aug, f, fd);
     MimDef *var = mim_var(w, f), *res = NULL;
-    MimDef *shadow[2] = {id_pb(&ad), zero_pb(&ad, mim_pi_dom(mim_resolve(w, mim_def_type(f))))};
+    MimDef *shadow[2];
+    shadow[0] = id_pb(&ad);
+    shadow[1] = zero_pb(&ad, mim_pi_dom(mim_resolve(w, mim_def_type(f))));
     if (!var || !shadow[0] || !shadow[1]) goto out;
     mim_ptrmap_put(&ad.aug, var, mim_var(w, fd));
     mim_ptrmap_put(&ad.shadow, var, mim_tuple(w, shadow, 2));

@@ -116,8 +116,11 @@ MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
         MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
         if (!ops) abort();
         bool ok = true;
-        for (size_t i = 0; ok && i < n; ++i)
-            ok = (ops[i] = autodiff_add(w, mim_def_op(T, i), mim_proj(w, a, n, i), mim_proj(w, b, n, i))) != NULL;
+        for (size_t i = 0; ok && i < n; ++i) {
+            MimDef *ai = mim_proj(w, a, n, i);
+            MimDef *bi = mim_proj(w, b, n, i);
+            ok = (ops[i] = autodiff_add(w, mim_def_op(T, i), ai, bi)) != NULL;
+        }
         MimDef *res = ok ? mim_tuple(w, ops, n) : NULL;
         free(ops);
         return res;
@@ -126,11 +129,14 @@ MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
         /* ‹i: s; %autodiff.add B (a#i, b#i)› */
         MimDef *pack = mim_mut_pack(w, T);
         MimDef *i = pack ? mim_var(w, pack) : NULL;
-        MimDef *sum = i ? autodiff_add(w, mim_def_op(T, 1), mim_extract(w, a, i), mim_extract(w, b, i)) : NULL;
+        MimDef *ai = i ? mim_extract(w, a, i) : NULL;
+        MimDef *bi = i ? mim_extract(w, b, i) : NULL;
+        MimDef *sum = i ? autodiff_add(w, mim_def_op(T, 1), ai, bi) : NULL;
         return sum ? mim_immutabilize(w, mim_mut_set(w, pack, 0, sum)) : NULL;
     }
     if (is_idx(w, mim_resolve(w, type))) {
-        MimDef *wrap = mim_app(w, mim_app(w, mim_world_annex(w, MIM_core_wrap_add), mim_app_arg(type)), mim_lit_nat(w, 0));
+        MimDef *wrap = mim_app(w, mim_world_annex(w, MIM_core_wrap_add), mim_app_arg(type));
+        wrap = mim_app(w, wrap, mim_lit_nat(w, 0));
         return mim_app(w, wrap, arg);
     }
     /* other types (e.g. floats): unsupported, an assertion in the reference */

@@ -177,10 +177,18 @@ static bool make_loop(MimWorld *w, uint64_t index, MimDef *extent, MimDef *A, Mi
     l->x = mim_proj(w, acc, 2, 1);
     l->index = bitcast(w, mim_type_idx(w, extent), iter);
     MimDef *ts[2] = {M, A};
-    MimDef *head_args[3] = {mim_lit_nat(w, (uint64_t)1 << 32), mim_lit_nat(w, 2), tuple_of(w, ts, 2)};
+    /* built one by one, left to right: gids must not depend on the compiler */
+    MimDef *head_args[3];
+    head_args[0] = mim_lit_nat(w, (uint64_t)1 << 32);
+    head_args[1] = mim_lit_nat(w, 2);
+    head_args[2] = tuple_of(w, ts, 2);
     MimDef *head = mim_app(w, mim_world_annex(w, MIM_affine_For), tuple_of(w, head_args, 3));
-    MimDef *args[6] = {mim_lit_int(w, 32, 0), bitcast(w, I32, extent), mim_lit_int(w, 32, 1),
-                       pair_of(w, mem, x), l->body, exit};
+    MimDef *args[6];
+    args[0] = mim_lit_int(w, 32, 0);
+    args[1] = bitcast(w, I32, extent);
+    args[2] = mim_lit_int(w, 32, 1);
+    args[3] = pair_of(w, mem, x);
+    args[4] = l->body, args[5] = exit;
     l->call = mim_app(w, head, tuple_of(w, args, 6));
     return l->index && l->call;
 }
@@ -276,8 +284,13 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
     if (!wb) goto out;
     mim_def_set_name(wb, mim_world_sym(w, "matrixWriteBack"));
     for (uint64_t k = 0; k < mr->n; ++k) at[k] = index_for(w, mr->idx[k].value, mim_proj(w, mr->S, mr->n, k));
-    MimDef *ins_args[4] = {mim_var_proj(w, wb, 2, 0), out, tuple_of(w, at, (size_t)mr->n), mim_var_proj(w, wb, 2, 1)};
-    MimDef *ins = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_insert), tuple_of(w, nST, 3)), tuple_of(w, ins_args, 4));
+    MimDef *ins_args[4];
+    ins_args[0] = mim_var_proj(w, wb, 2, 0);
+    ins_args[1] = out;
+    ins_args[2] = tuple_of(w, at, (size_t)mr->n);
+    ins_args[3] = mim_var_proj(w, wb, 2, 1);
+    MimDef *ins = mim_app(w, mim_world_annex(w, MIM_matrix_insert), tuple_of(w, nST, 3));
+    ins = mim_app(w, ins, tuple_of(w, ins_args, 4));
     if (!mim_lam_set(w, wb, mim_lit_bool(w, false), mim_app(w, exit, ins))) goto out;
     /* reduction loops in ascending order, accumulator (mem, element), from (mem, zero) */
     MimDef *acc = mr->zero;
@@ -305,9 +318,15 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
             literal(mim_proj(w, idx, ni, j), &d);
             pos[j] = index_for(w, index_entry(mr, d)->value, mim_proj(w, SIi, ni, j));
         }
-        MimDef *targs[3] = {mim_proj(w, mr->NI, mr->m, i), SIi, mim_proj(w, mr->TI, mr->m, i)};
-        MimDef *rargs[3] = {mem, mim_proj(w, input, 2, 1), tuple_of(w, pos, (size_t)ni)};
-        MimDef *read = mim_app(w, mim_app(w, mim_world_annex(w, MIM_matrix_read), tuple_of(w, targs, 3)), tuple_of(w, rargs, 3));
+        MimDef *targs[3], *rargs[3];
+        targs[0] = mim_proj(w, mr->NI, mr->m, i);
+        targs[1] = SIi;
+        targs[2] = mim_proj(w, mr->TI, mr->m, i);
+        rargs[0] = mem;
+        rargs[1] = mim_proj(w, input, 2, 1);
+        rargs[2] = tuple_of(w, pos, (size_t)ni);
+        MimDef *read = mim_app(w, mim_world_annex(w, MIM_matrix_read), tuple_of(w, targs, 3));
+        read = mim_app(w, read, tuple_of(w, rargs, 3));
         free(pos);
         mem = mim_proj(w, read, 2, 0);
         elems[i] = mim_proj(w, read, 2, 1);
@@ -347,7 +366,10 @@ static MimDef *lower_map_reduce(MimPass *p, MimDef *call) {
     mim_def_set_name(map_red, mim_world_sym(w, "mapRed"));
     MimDef *init_args[4] = {mr.n_, mr.S, mr.T, mim_var_proj(w, map_red, 2, 0)};
     MimDef *init = mim_app(w, mim_world_annex(w, MIM_matrix_init), tuple_of(w, init_args, 4));
-    if (!map_reduce_body(w, &mr, map_red, mim_proj(w, init, 2, 0), mim_proj(w, init, 2, 1), mim_var_proj(w, map_red, 2, 1))) {
+    MimDef *mem1 = mim_proj(w, init, 2, 0);
+    MimDef *out1 = mim_proj(w, init, 2, 1);
+    MimDef *ret = mim_var_proj(w, map_red, 2, 1);
+    if (!map_reduce_body(w, &mr, map_red, mem1, out1, ret)) {
         res = NULL;
         goto out;
     }
@@ -418,13 +440,15 @@ static MimDef *annex_in(MimRewriter *rw, uint64_t id) {
 
 static MimDef *ptr_to(MimRewriter *rw, MimDef *pointee) {
     MimWorld *w = mim_rewriter_world(rw);
-    return mim_app(w, annex_in(rw, MIM_mem_Ptr), pair_of(w, pointee, mim_lit_nat(w, 0)));
+    MimDef *ptr = annex_in(rw, MIM_mem_Ptr);
+    return mim_app(w, ptr, pair_of(w, pointee, mim_lit_nat(w, 0)));
 }
 
 /* `%mem.alloc (A, 0) mem` */
 static MimDef *alloc(MimRewriter *rw, MimDef *A, MimDef *mem) {
     MimWorld *w = mim_rewriter_world(rw);
-    return mim_app(w, mim_app(w, annex_in(rw, MIM_mem_alloc), pair_of(w, A, mim_lit_nat(w, 0))), mem);
+    MimDef *alloc = annex_in(rw, MIM_mem_alloc);
+    return mim_app(w, mim_app(w, alloc, pair_of(w, A, mim_lit_nat(w, 0))), mem);
 }
 
 /* The element pointer: %mem.lea applied once per index component. */
@@ -432,8 +456,12 @@ static MimDef *element(MimRewriter *rw, MimDef *p, MimDef *S, uint64_t n, MimDef
     MimWorld *w = mim_rewriter_world(rw);
     for (uint64_t k = 0; p && k < n; ++k) {
         MimDef *extent = mim_proj(w, S, n, k), *elem = nested_array(w, S, n, k + 1, T);
-        MimDef *lea_t[3] = {extent, mim_pack(w, extent, elem), mim_lit_nat(w, 0)};
-        MimDef *lea = mim_app(w, annex_in(rw, MIM_mem_lea), tuple_of(w, lea_t, 3));
+        MimDef *lea_t[3];
+        lea_t[0] = extent;
+        lea_t[1] = mim_pack(w, extent, elem);
+        lea_t[2] = mim_lit_nat(w, 0);
+        MimDef *lea = annex_in(rw, MIM_mem_lea);
+        lea = mim_app(w, lea, tuple_of(w, lea_t, 3));
         p = mim_app(w, lea, pair_of(w, p, n == 1 ? idx : mim_proj(w, idx, n, k)));
     }
     return p;
@@ -464,13 +492,15 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
     if ((call = mim_match(old, MIM_matrix_init))) {
         MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 0));
         if (args && literal(mim_proj(w, args, 4, 0), &n)) {
-            MimDef *A = nested_array(w, mim_proj(w, args, 4, 1), n, 0, mim_proj(w, args, 4, 2));
+            MimDef *S4 = mim_proj(w, args, 4, 1);
+            MimDef *A = nested_array(w, S4, n, 0, mim_proj(w, args, 4, 2));
             return alloc(rw, A, mim_proj(w, args, 4, 3));
         }
     }
     if ((call = mim_match(old, MIM_matrix_read)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
         MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
-        MimDef *q = args ? element(rw, mim_proj(w, args, 3, 1), S, n, T, mim_proj(w, args, 3, 2)) : NULL;
+        MimDef *p = args ? mim_proj(w, args, 3, 1) : NULL;
+        MimDef *q = p ? element(rw, p, S, n, T, mim_proj(w, args, 3, 2)) : NULL;
         return q ? typed_op(rw, MIM_mem_load, T, pair_of(w, mim_proj(w, args, 3, 0), q)) : NULL;
     }
     if ((call = mim_match(old, MIM_matrix_insert)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
@@ -478,7 +508,10 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
         MimDef *p = args ? mim_proj(w, args, 4, 1) : NULL;
         MimDef *q = p ? element(rw, p, S, n, T, mim_proj(w, args, 4, 2)) : NULL;
         if (!q) return NULL;
-        MimDef *st[3] = {mim_proj(w, args, 4, 0), q, mim_proj(w, args, 4, 3)};
+        MimDef *st[3];
+        st[0] = mim_proj(w, args, 4, 0);
+        st[1] = q;
+        st[2] = mim_proj(w, args, 4, 3);
         return pair_of(w, typed_op(rw, MIM_mem_store, T, tuple_of(w, st, 3)), p);
     }
     if ((call = mim_match(old, MIM_matrix_constMat)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
@@ -487,7 +520,10 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
         MimDef *A = nested_array(w, S, n, 0, T);
         MimDef *made = alloc(rw, A, mim_proj(w, args, 2, 0));
         MimDef *p = mim_proj(w, made, 2, 1);
-        MimDef *st[3] = {mim_proj(w, made, 2, 0), p, nested_pack(w, S, n, 0, mim_proj(w, args, 2, 1))};
+        MimDef *st[3];
+        st[0] = mim_proj(w, made, 2, 0);
+        st[1] = p;
+        st[2] = nested_pack(w, S, n, 0, mim_proj(w, args, 2, 1));
         return pair_of(w, typed_op(rw, MIM_mem_store, A, tuple_of(w, st, 3)), p);
     }
     return mim_rewrite_default(rw, old);

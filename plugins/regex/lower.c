@@ -76,6 +76,8 @@ enum { Q_OPTIONAL, Q_STAR, Q_PLUS };
 static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size_t err) {
     uint64_t n, lo, hi;
     MimDef *ops, *call;
+    bool nary = regex_nary(r, MIM_regex_conj, &n, &ops) || regex_nary(r, MIM_regex_disj, &n, &ops);
+    if (nary && n > REGEX_MAX_OPERANDS) return; /* left alone, like anything else unknown */
     if (regex_nary(r, MIM_regex_conj, &n, &ops)) {
         if (n == 0) nfa_edge(a, from, -1, to);
         size_t cur = from;
@@ -360,7 +362,8 @@ static MimDef *cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
 
 /* `%core.bit2.X 2 (a, b)` on Bool */
 static MimDef *bool_op(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
-    MimDef *op = mim_app(w, mim_app(w, annex(w, id), mim_lit_nat(w, 2)), mim_lit_nat(w, 2));
+    MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 2)); /* s = 2 (Bool) */
+    op = mim_app(w, op, mim_lit_nat(w, 2));                     /* the mode 2 */
     return mim_app(w, op, pair(w, a, b));
 }
 
@@ -398,16 +401,21 @@ static bool gen_state(Gen *g, size_t s) {
     if (g->d->erroring[s])
         return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, g->error, pair(w, m, i))) != NULL;
 
-    MimDef *lea_args = triple(w, g->n, mim_pack(w, g->n, mim_type_int(w, 8)), mim_lit_nat(w, 0));
-    MimDef *ptr = mim_app(w, mim_app(w, annex(w, MIM_mem_lea), lea_args), pair(w, g->string, i));
-    MimDef *load = mim_app(w, annex(w, MIM_mem_load), pair(w, mim_type_int(w, 8), mim_lit_nat(w, 0)));
+    /* built one by one, left to right: gids must not depend on the compiler */
+    MimDef *I8 = mim_type_int(w, 8);
+    MimDef *elems = mim_pack(w, g->n, I8);
+    MimDef *lea_args = triple(w, g->n, elems, mim_lit_nat(w, 0));
+    MimDef *ptr = mim_app(w, annex(w, MIM_mem_lea), lea_args);
+    ptr = mim_app(w, ptr, pair(w, g->string, i));
+    MimDef *load = mim_app(w, annex(w, MIM_mem_load), pair(w, I8, mim_lit_nat(w, 0)));
     MimDef *loaded = mim_app(w, load, pair(w, m, ptr));
     MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
 
     /* i' = %core.wrap.add 3 (i, %core.conv.u n 1:I64) */
     MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0)), g->n);
     MimDef *one = mim_app(w, conv, mim_lit_int(w, 64, 1));
-    MimDef *add = mim_app(w, mim_app(w, annex(w, MIM_core_wrap_add), g->n), mim_lit_nat(w, 3));
+    MimDef *add = mim_app(w, annex(w, MIM_core_wrap_add), g->n);
+    add = mim_app(w, add, mim_lit_nat(w, 3));
     MimDef *advanced = mim_app(w, add, pair(w, i, one));
 
     char name[96];
@@ -449,14 +457,17 @@ static bool gen_exit(Gen *g, MimDef *lam, bool value) {
 /* match_regex for the DFA d and size n, viewed in direct style. */
 static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, n);
-    MimDef *str = mim_app(w, annex(w, MIM_mem_Ptr), pair(w, mim_arr(w, n, mim_type_int(w, 8)), mim_lit_nat(w, 0)));
+    MimDef *arr = mim_arr(w, n, mim_type_int(w, 8));
+    MimDef *str = mim_app(w, annex(w, MIM_mem_Ptr), pair(w, arr, mim_lit_nat(w, 0)));
     MimDef *sig_dom = mim_sigma(w, (MimDef *[]){M, str, I}, 3);
     MimDef *sig_cod = mim_sigma(w, (MimDef *[]){M, mim_type_bool(w), I}, 3);
     MimDef *match = mim_mut_lam(w, mim_fn(w, sig_dom, sig_cod));
     if (!match) return NULL;
     mim_def_set_name(match, mim_world_sym(w, "match_regex"));
     MimDef *args = mim_var_proj(w, match, 2, 0);
-    Gen g = {w, d, n, mim_proj(w, args, 3, 1), mim_var_proj(w, match, 2, 1), NULL, NULL, NULL, NULL};
+    Gen g = {w, d, n, NULL, NULL, NULL, NULL, NULL, NULL};
+    g.string = mim_proj(w, args, 3, 1);
+    g.exit = mim_var_proj(w, match, 2, 1);
     mim_def_set_name(g.exit, mim_world_sym(w, "exit"));
     g.cn_mi = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I}, 2));
     g.error = cont(&g, "error");
@@ -472,7 +483,8 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
     for (size_t s = 0; s < d->num; ++s)
         if (!gen_state(&g, s)) goto out;
-    MimDef *start = mim_app(w, g.state[0], pair(w, mim_proj(w, args, 3, 0), mim_proj(w, args, 3, 2)));
+    MimDef *mem = mim_proj(w, args, 3, 0);
+    MimDef *start = mim_app(w, g.state[0], pair(w, mem, mim_proj(w, args, 3, 2)));
     if (!mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
     MimDef *cps2ds = mim_app(w, annex(w, MIM_direct_cps2ds), pair(w, sig_dom, sig_cod));
     res = mim_app(w, cps2ds, match);

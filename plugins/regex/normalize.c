@@ -97,7 +97,8 @@ MimDef *normalize_quant(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
 
 MimDef *normalize_conj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     uint64_t n;
-    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n) || n == 2) return mim_raw_app(w, type, callee, arg);
+    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n) || n == 2 || n > REGEX_MAX_OPERANDS)
+        return mim_raw_app(w, type, callee, arg);
     if (n <= 1) return arg;
     RegexList l = {0};
     for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_conj, &l);
@@ -174,7 +175,9 @@ static bool merge_ranges(MimWorld *w, RegexList *l) {
         size_t j = i + 1;
         for (; j < num && iv[j].lo <= b + 1; ++j)
             if (iv[j].hi > b) b = iv[j].hi;
-        MimDef *bounds[2] = {mim_lit_int(w, 8, a), mim_lit_int(w, 8, b)};
+        MimDef *bounds[2];
+        bounds[0] = mim_lit_int(w, 8, a);
+        bounds[1] = mim_lit_int(w, 8, b);
         MimDef *call = mim_app(w, range, mim_tuple(w, bounds, 2));
         if (!call) ok = false;
         else regex_list_push(l, call);
@@ -247,7 +250,7 @@ static bool complements(MimWorld *w, const RegexList *l) {
 
 MimDef *normalize_disj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     uint64_t n;
-    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n)) return mim_raw_app(w, type, callee, arg);
+    if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n) || n > REGEX_MAX_OPERANDS) return mim_raw_app(w, type, callee, arg);
     if (n <= 1) return arg;
     RegexList l = {0};
     for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_disj, &l);

@@ -8,6 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Above this arity conj and disj stay raw and are not lowered: flattening
+ * makes one projection per operand and disj compares operands pairwise, so
+ * `disj 2^40 xs` would never finish (a robustness bound; the reference has
+ * none). */
+#define REGEX_MAX_OPERANDS 4096
+
 typedef struct RegexList {
     MimDef **data;
     size_t len, cap;
