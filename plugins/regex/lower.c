@@ -43,6 +43,7 @@ typedef struct NState {
 typedef struct Nfa {
     NState *st;
     size_t num, cap;
+    MimDef *bad; /* a part that cannot be lowered (non-literal bounds or count), or NULL */
 } Nfa;
 
 static size_t nfa_state(Nfa *a) {
@@ -78,6 +79,10 @@ static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size
     MimDef *ops, *call;
     bool nary = regex_nary(r, MIM_regex_conj, &n, &ops) || regex_nary(r, MIM_regex_disj, &n, &ops);
     if (nary && n > REGEX_MAX_OPERANDS) return; /* left alone, like anything else unknown */
+    if (!nary && (mim_match(r, MIM_regex_conj) || mim_match(r, MIM_regex_disj))) {
+        if (!a->bad) a->bad = r; /* an operand count only known at run time */
+        return;
+    }
     if (regex_nary(r, MIM_regex_conj, &n, &ops)) {
         if (n == 0) nfa_edge(a, from, -1, to);
         size_t cur = from;
@@ -88,6 +93,8 @@ static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size
         }
     } else if (regex_nary(r, MIM_regex_disj, &n, &ops)) {
         for (uint64_t i = 0; i < n; ++i) convert(w, a, mim_proj(w, ops, n, i), from, to, err);
+    } else if (mim_match(r, MIM_regex_range) && !regex_range(w, r, &lo, &hi)) {
+        if (!a->bad) a->bad = r; /* bounds only known at run time */
     } else if (regex_range(w, r, &lo, &hi)) {
         for (uint64_t c = lo; c <= hi && c < NUM_CHARS; ++c) nfa_edge(a, from, (int)c, to);
         if (err != NO_STATE)
@@ -507,11 +514,22 @@ static bool is_matcher(MimDef *r) {
            mim_match(r, MIM_regex_range) || mim_match_annex(r, MIM_regex_quant);
 }
 
-static MimDef *lower(MimWorld *w, MimDef *r, MimDef *n) {
+static MimDef *lower(MimPass *p, MimDef *r, MimDef *n) {
+    MimWorld *w = mim_pass_world(p);
     Nfa a = {0};
     size_t start = nfa_state(&a), accept = nfa_state(&a);
     a.st[accept].accepting = true;
     convert(w, &a, r, start, accept, NO_STATE);
+    if (a.bad) {
+        /* The automaton is built at compile time: a part whose characters
+         * or operands are only known at run time would silently match
+         * nothing. */
+        char *s = mim_def_to_str(w, a.bad);
+        mim_pass_error(p, mim_def_loc(a.bad), "regex: cannot lower '%s': its bounds or operand count are not literals", s);
+        free(s);
+        nfa_free(&a);
+        return NULL;
+    }
     Dfa d = subsets(&a, start);
     Dfa m = minimize(&d);
     MimDef *res = gen_matcher(w, &m, n);
@@ -528,7 +546,7 @@ static MimDef *lower_regex_rewrite(MimPass *p, MimDef *def) {
     if (!is_matcher(r)) return def;
     void **known = mim_pairmap_find(&lr->lowered, r, n);
     if (known) return *known;
-    MimDef *res = lower(mim_pass_world(p), r, n);
+    MimDef *res = lower(p, r, n);
     if (res) mim_pairmap_put(&lr->lowered, r, n, res);
     return res;
 }
