@@ -78,6 +78,10 @@ unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee);
 MimDef *mim_pass_rewrite(MimPass *p, MimDef *def);
 
 /* ---- helpers for passes -------------------------------------------------- */
+/* An external lambda whose name starts with prefix: what internal_cleanup
+ * makes internal (compile.md §6: prefix `internal_`); plugins' cleanup
+ * passes use their own prefixes (`internal_mapRed_`, `internal_diff_`). */
+bool mim_is_prefixed_external(const MimDef *d, const char *prefix);
 /* A mutable Lam with a body that is not external (opt.md §4). */
 bool mim_is_workable_lam(const MimDef *d);
 /* The i-th variable projection of a binder with literal arity n. */

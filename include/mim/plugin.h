@@ -141,6 +141,15 @@ MimDef *mim_app_nth_arg(const MimDef *app, size_t i);
 bool mim_commute_swap(const MimDef *a, const MimDef *b);
 /* The tuple (a, b) (normalized: a pair of equal nodes is a pack). */
 MimDef *mim_pair(MimWorld *w, MimDef *a, MimDef *b);
+/* The parts of a returning function type `Cn [X, Cn Y]` (a CPS function, as
+ * `fun` declares them; the domain a Σ of two, possibly dependent): *dom = X,
+ * *ret = Y; false for any other type. */
+bool mim_cps_fn_parts(MimWorld *w, MimDef *type, MimDef **dom, MimDef **ret);
+/* The external function that implements an axiom in Mim, by the naming
+ * convention of the interfaces: prefix + the axiom's name without its `%`,
+ * dots as `_` (prefix "internal_diff_" and %core.wrap.add give
+ * internal_diff_core_wrap_add); NULL if there is none. */
+MimDef *mim_annex_external(MimWorld *w, const MimDef *axiom, const char *prefix);
 /* The annex registered under id in the World (only with its plugin loaded),
  * or NULL after recording "Axiom with ID '…' not found; demangled plugin name
  * is '…'" (semantics.md §12.3). */

@@ -7,10 +7,13 @@
 #include "mim/plugin/core.h"
 #include "mim/plugin/mem.h"
 #include "mim/pass.h"
+#include "mim/xalloc.h"
 
 /* AD(T) of autodiff.md §3, or NULL where it is undefined. */
 MimDef *autodiff_type(MimWorld *w, MimDef *T);
 MimDef *autodiff_pair_type(MimWorld *w, MimDef *a, MimDef *b);
+/* T is `Idx s` */
+bool autodiff_is_idx(MimWorld *w, MimDef *T);
 /* `%autodiff.add T (a, b)` */
 MimDef *autodiff_add(MimWorld *w, MimDef *T, MimDef *a, MimDef *b);
 /* autodiff_eval (§5.1, eval.c) */

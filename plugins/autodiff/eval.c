@@ -36,11 +36,6 @@ typedef struct Ad {
     MimLoc use;         /* the application being augmented (where an axiom is used) */
 } Ad;
 
-static MimDef *pair(MimWorld *w, MimDef *a, MimDef *b) {
-    MimDef *ops[2] = {a, b};
-    return mim_tuple(w, ops, 2);
-}
-
 static MimDef *pb_type(Ad *ad, MimDef *E) { return mim_cn(ad->w, autodiff_pair_type(ad->w, E, ad->cn_A)); }
 
 static MimDef *named_lam(MimWorld *w, MimDef *type, const char *name) {
@@ -82,31 +77,17 @@ static MimDef *id_pb(Ad *ad) {
     return mim_lam_set(w, lam, mim_lit_bool(w, true), body);
 }
 
-/* The domain X and the Y of a function Cn [X, Cn Y]. */
-static bool cps_parts(MimWorld *w, MimDef *T, MimDef **X, MimDef **Y) {
-    T = mim_resolve(w, T);
-    if (!T || mim_def_node(T) != MIM_PI || !mim_pi_is_cn(T)) return false;
-    MimDef *dom = mim_resolve(w, mim_pi_dom(T));
-    uint64_t n;
-    if (!dom || mim_def_node(dom) != MIM_SIGMA || !mim_literal_arity(w, dom, &n) || n != 2) return false;
-    MimDef *ret = mim_resolve(w, mim_proj(w, dom, 2, 1));
-    if (!ret || mim_def_node(ret) != MIM_PI || !mim_pi_is_cn(ret)) return false;
-    *X = mim_proj(w, dom, 2, 0);
-    *Y = mim_pi_dom(ret);
-    return true;
-}
-
 /* compose(f, g) = λ(x, ret). g (x, λy. f (y, ret)): g first. */
 static MimDef *compose(Ad *ad, MimDef *f, MimDef *g) {
     MimWorld *w = ad->w;
     MimDef *X, *Y, *Y2, *A2;
-    if (!f || !g || !cps_parts(w, mim_def_type(g), &X, &Y) || !cps_parts(w, mim_def_type(f), &Y2, &A2)) return NULL;
+    if (!f || !g || !mim_cps_fn_parts(w, mim_def_type(g), &X, &Y) || !mim_cps_fn_parts(w, mim_def_type(f), &Y2, &A2)) return NULL;
     MimDef *h = named_lam(w, mim_cn(w, autodiff_pair_type(w, X, mim_cn(w, A2))), "compose");
     MimDef *c = named_lam(w, mim_cn(w, Y), "compose_cont");
     if (!h || !c) return NULL;
     MimDef *ret = mim_var_proj(w, h, 2, 1);
-    if (!mim_lam_set(w, c, mim_lit_bool(w, true), mim_app(w, f, pair(w, mim_var(w, c), ret)))) return NULL;
-    return mim_lam_set(w, h, mim_lit_bool(w, true), mim_app(w, g, pair(w, mim_var_proj(w, h, 2, 0), c)));
+    if (!mim_lam_set(w, c, mim_lit_bool(w, true), mim_app(w, f, mim_pair(w, mim_var(w, c), ret)))) return NULL;
+    return mim_lam_set(w, h, mim_lit_bool(w, true), mim_app(w, g, mim_pair(w, mim_var_proj(w, h, 2, 0), c)));
 }
 
 /* The pullback of a tuple of type T whose components have the pullbacks
@@ -116,8 +97,7 @@ static MimDef *tuple_pb(Ad *ad, MimDef *T, MimDef *const *pbs, size_t n) {
     MimDef *lam = named_lam(w, pb_type(ad, T), "tuple_pb");
     if (!lam) return NULL;
     MimDef *s = mim_var_proj(w, lam, 2, 0), *k = mim_var_proj(w, lam, 2, 1);
-    MimDef **conts = calloc(n + 1, sizeof *conts);
-    if (!conts) abort();
+    MimDef **conts = mim_xcalloc(n + 1, sizeof *conts);
     bool ok = true;
     for (size_t i = 0; ok && i < n; ++i) ok = (conts[i] = named_lam(w, ad->cn_A, "tuple_pb_cont")) != NULL;
     MimDef *sum = NULL;
@@ -134,10 +114,10 @@ static MimDef *tuple_pb(Ad *ad, MimDef *T, MimDef *const *pbs, size_t n) {
     }
     for (size_t i = 0; i < n; ++i) {
         MimDef *next = i + 1 < n ? pbs[i + 1] : NULL;
-        MimDef *body = next ? mim_app(w, next, pair(w, mim_proj(w, s, n, i + 1), conts[i + 1])) : mim_app(w, k, sum);
+        MimDef *body = next ? mim_app(w, next, mim_pair(w, mim_proj(w, s, n, i + 1), conts[i + 1])) : mim_app(w, k, sum);
         if (!mim_lam_set(w, conts[i], mim_lit_bool(w, true), body)) goto out;
     }
-    res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, pbs[0], pair(w, mim_proj(w, s, n, 0), conts[0])));
+    res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, pbs[0], mim_pair(w, mim_proj(w, s, n, 0), conts[0])));
 out:
     free(conts);
     return res;
@@ -169,18 +149,7 @@ static bool is_cn(MimWorld *w, MimDef *T) {
 /* A continuation that is not a returning function: a basic block. */
 static bool is_basic_block(MimWorld *w, MimDef *T) {
     MimDef *X, *Y;
-    return is_cn(w, T) && !cps_parts(w, T, &X, &Y);
-}
-
-/* The external internal_diff_<name of ax without %, dots as _>. */
-static MimDef *axiom_derivative(Ad *ad, MimDef *ax) {
-    MimSym name = mim_def_name(ax);
-    char buf[160];
-    int len = name ? snprintf(buf, sizeof buf, "internal_diff_%s", name[0] == '%' ? name + 1 : name) : -1;
-    if (len < 0 || (size_t)len >= sizeof buf) return NULL;
-    for (char *c = buf; *c; ++c)
-        if (*c == '.') *c = '_';
-    return mim_world_lookup_external(ad->w, mim_world_sym(ad->w, buf));
+    return is_cn(w, T) && !mim_cps_fn_parts(w, T, &X, &Y);
 }
 
 /* A continuation lambda of the function being differentiated (a basic
@@ -223,8 +192,7 @@ static MimDef *augment_lam(Ad *ad, MimDef *lam) {
 static MimDef *augment_tuple(Ad *ad, MimDef *old) {
     MimWorld *w = ad->w;
     size_t n = mim_def_num_ops(old);
-    MimDef **ops = calloc(n + 1, sizeof *ops), **pbs = calloc(n + 1, sizeof *pbs);
-    if (!ops || !pbs) abort();
+    MimDef **ops = mim_xcalloc(n + 1, sizeof *ops), **pbs = mim_xcalloc(n + 1, sizeof *pbs);
     MimDef *res = NULL;
     for (size_t i = 0; i < n; ++i)
         if (!(ops[i] = augment(ad, mim_def_op(old, i))) || !(pbs[i] = pullback(ad, mim_def_op(old, i)))) goto out;
@@ -246,8 +214,7 @@ static MimDef *augment_pack(Ad *ad, MimDef *old) {
     if (mim_def_is_mut(old) || !mim_def_lit(shape, &n) || n > 4096) return fail(ad, old, "the pack");
     MimDef *body2 = augment(ad, body), *bpb = body2 ? pullback(ad, body) : NULL;
     if (!body2 || !bpb) return NULL;
-    MimDef **pbs = calloc(n + 1, sizeof *pbs);
-    if (!pbs) abort();
+    MimDef **pbs = mim_xcalloc(n + 1, sizeof *pbs);
     for (uint64_t i = 0; i < n; ++i) pbs[i] = bpb;
     mim_ptrmap_put(&ad->shadow, old, mim_pack(w, shape, bpb));
     MimDef *res = done(ad, old, mim_pack(w, shape, body2), tuple_pb(ad, mim_def_type(old), pbs, (size_t)n));
@@ -270,7 +237,7 @@ static MimDef *augment_extract(Ad *ad, MimDef *old) {
     if (!tpb || !lam) return NULL;
     MimDef *zero = mim_app(w, mim_world_annex(w, MIM_autodiff_zero), mim_def_type(t2));
     MimDef *ins = mim_insert(w, zero, i2, mim_var_proj(w, lam, 2, 0));
-    if (!mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, tpb, pair(w, ins, mim_var_proj(w, lam, 2, 1)))))
+    if (!mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, tpb, mim_pair(w, ins, mim_var_proj(w, lam, 2, 1)))))
         return NULL;
     return done(ad, old, aug, lam);
 }
@@ -279,9 +246,9 @@ static MimDef *augment_extract(Ad *ad, MimDef *old) {
 static MimDef *cps2ds(Ad *ad, MimDef *f) {
     MimWorld *w = ad->w;
     MimDef *X, *Y;
-    if (!cps_parts(w, mim_def_type(f), &X, &Y)) return NULL;
+    if (!mim_cps_fn_parts(w, mim_def_type(f), &X, &Y)) return NULL;
     MimDef *ax = mim_world_annex(w, MIM_direct_cps2ds);
-    return ax ? mim_app(w, mim_app(w, ax, pair(w, X, Y)), f) : NULL;
+    return ax ? mim_app(w, mim_app(w, ax, mim_pair(w, X, Y)), f) : NULL;
 }
 
 static MimDef *augment_app(Ad *ad, MimDef *old) {
@@ -297,7 +264,7 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
         return a2 ? done(ad, old, mim_app(w, g2, a2), NULL) : NULL;
     }
     MimDef *X, *R;
-    if (is_cn(w, gT) && cps_parts(w, gT, &X, &R)) {
+    if (is_cn(w, gT) && mim_cps_fn_parts(w, gT, &X, &R)) {
         /* a CPS call g (args, k) → g' (args', c), c (r, r*) = k' (r, compose (args*, r*)) */
         MimDef *args = mim_proj(w, a, 2, 0), *k = mim_proj(w, a, 2, 1);
         MimDef *args2 = augment(ad, args), *args_pb = args2 ? pullback(ad, args) : NULL;
@@ -309,14 +276,14 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
                               "ad_ret");
         if (!c) return NULL;
         MimDef *r_pb = compose(ad, args_pb, mim_var_proj(w, c, 2, 1));
-        if (!r_pb || !mim_lam_set(w, c, mim_lit_bool(w, false), mim_app(w, k2, pair(w, mim_var_proj(w, c, 2, 0), r_pb))))
+        if (!r_pb || !mim_lam_set(w, c, mim_lit_bool(w, false), mim_app(w, k2, mim_pair(w, mim_var_proj(w, c, 2, 0), r_pb))))
             return NULL;
-        return done(ad, old, mim_app(w, g2, pair(w, args2, c)), NULL);
+        return done(ad, old, mim_app(w, g2, mim_pair(w, args2, c)), NULL);
     }
     if (is_cn(w, gT)) {
         /* a basic block (e.g. the return continuation): g' (a', a*) */
         MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
-        return a_pb ? done(ad, old, mim_app(w, g2, pair(w, a2, a_pb)), NULL) : NULL;
+        return a_pb ? done(ad, old, mim_app(w, g2, mim_pair(w, a2, a_pb)), NULL) : NULL;
     }
     /* direct style: (r, pb) = g' a', with g' made direct style if it is CPS */
     MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
@@ -333,11 +300,10 @@ static MimDef *augment(Ad *ad, MimDef *old) {
     if (!old) return NULL;
     MimDef *known = mim_ptrmap_get(&ad->aug, old);
     if (known) return known;
-    MimWorld *w = ad->w;
     switch (mim_def_node(old)) {
     case MIM_LIT: return done(ad, old, old, zero_pb(ad, mim_def_type(old)));
     case MIM_AXIOM: {
-        MimDef *d = axiom_derivative(ad, old);
+        MimDef *d = mim_annex_external(ad->w, old, "internal_diff_");
         return d ? done(ad, old, d, NULL) : fail(ad, old, "the axiom (no internal_diff_ derivative)");
     }
     case MIM_LAM: return mim_def_is_mut(old) ? augment_lam(ad, old) : fail(ad, old, "the immutable function");
@@ -350,7 +316,6 @@ static MimDef *augment(Ad *ad, MimDef *old) {
         if (!(mim_def_dep(old) & (MIM_DEP_VAR | MIM_DEP_MUT))) return done(ad, old, old, NULL);
         return fail(ad, old, "the expression");
     }
-    (void)w;
 }
 
 /* ---- the pass ------------------------------------------------------------------------ */
@@ -363,7 +328,7 @@ typedef struct Eval {
 static MimDef *derive(Eval *ev, MimDef *f) {
     MimWorld *w = mim_pass_world(&ev->base);
     MimDef *A, *R;
-    if (!cps_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f)) return NULL;
+    if (!mim_cps_fn_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f)) return NULL;
     MimDef *T = autodiff_type(w, mim_def_type(f));
     if (!T) return NULL;
     char name[128];

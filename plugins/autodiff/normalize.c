@@ -6,22 +6,14 @@
 
 /* ---- types (§3) ------------------------------------------------------------------ */
 
-static bool is_idx(MimWorld *w, MimDef *T) {
+bool autodiff_is_idx(MimWorld *w, MimDef *T) {
     return mim_def_node(T) == MIM_APP && mim_app_callee(T) == mim_idx(w);
 }
 
-/* Cn [A, Cn R] with the codomain ⊥: A and R, or false. */
+/* Cn [A, Cn R] with a domain that is not dependent: A and R, or false. */
 static bool cps_fn(MimWorld *w, MimDef *T, MimDef **A, MimDef **R) {
-    if (mim_def_node(T) != MIM_PI || !mim_pi_is_cn(T)) return false;
-    MimDef *dom = mim_resolve(w, mim_pi_dom(T));
-    uint64_t n;
-    if (!dom || mim_def_node(dom) != MIM_SIGMA || mim_def_is_mut(dom) || !mim_literal_arity(w, dom, &n) || n != 2)
-        return false;
-    MimDef *ret = mim_resolve(w, mim_def_op(dom, 1));
-    if (!ret || mim_def_node(ret) != MIM_PI || !mim_pi_is_cn(ret)) return false;
-    *A = mim_def_op(dom, 0);
-    *R = mim_pi_dom(ret);
-    return true;
+    MimDef *dom = mim_def_node(T) == MIM_PI ? mim_resolve(w, mim_pi_dom(T)) : NULL;
+    return dom && !mim_def_is_mut(dom) && mim_cps_fn_parts(w, T, A, R);
 }
 
 /* Cn [AD(A), Cn [AD(R), Cn [R*, Cn A*]]] (tangent types are the types). */
@@ -41,7 +33,7 @@ MimDef *autodiff_type(MimWorld *w, MimDef *T) {
     T = mim_resolve(w, T);
     if (!T) return NULL;
     MimDef *A, *R;
-    if (T == mim_nat(w) || is_idx(w, T) || mim_match(T, MIM_mem_M)) return T;
+    if (T == mim_nat(w) || autodiff_is_idx(w, T) || mim_match(T, MIM_mem_M)) return T;
     switch (mim_def_node(T)) {
     case MIM_ARR: {
         if (mim_def_is_mut(T)) return NULL;
@@ -51,8 +43,7 @@ MimDef *autodiff_type(MimWorld *w, MimDef *T) {
     case MIM_SIGMA: {
         if (mim_def_is_mut(T)) return NULL;
         size_t n = mim_def_num_ops(T);
-        MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
-        if (!ops) abort();
+        MimDef **ops = mim_xmalloc(n * sizeof *ops);
         bool ok = true;
         for (size_t i = 0; ok && i < n; ++i) ok = (ops[i] = autodiff_type(w, mim_def_op(T, i))) != NULL;
         MimDef *res = ok ? mim_sigma(w, ops, n) : NULL;
@@ -101,8 +92,7 @@ MimDef *normalize_zero(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
 
 MimDef *autodiff_add(MimWorld *w, MimDef *T, MimDef *a, MimDef *b) {
     MimDef *add = mim_app(w, mim_world_annex(w, MIM_autodiff_add), T);
-    MimDef *ops[2] = {a, b};
-    return mim_app(w, add, mim_tuple(w, ops, 2));
+    return mim_app(w, add, mim_pair(w, a, b));
 }
 
 MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
@@ -113,8 +103,7 @@ MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     if (mim_match(b, MIM_autodiff_zero)) return a;
     if (mim_def_node(T) == MIM_SIGMA && !mim_def_is_mut(T)) {
         size_t n = mim_def_num_ops(T);
-        MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
-        if (!ops) abort();
+        MimDef **ops = mim_xmalloc(n * sizeof *ops);
         bool ok = true;
         for (size_t i = 0; ok && i < n; ++i) {
             MimDef *ai = mim_proj(w, a, n, i);
@@ -134,7 +123,7 @@ MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
         MimDef *sum = i ? autodiff_add(w, mim_def_op(T, 1), ai, bi) : NULL;
         return sum ? mim_immutabilize(w, mim_mut_set(w, pack, 0, sum)) : NULL;
     }
-    if (is_idx(w, mim_resolve(w, type))) {
+    if (autodiff_is_idx(w, mim_resolve(w, type))) {
         MimDef *wrap = mim_app(w, mim_world_annex(w, MIM_core_wrap_add), mim_app_arg(type));
         wrap = mim_app(w, wrap, mim_lit_nat(w, 0));
         return mim_app(w, wrap, arg);

@@ -7,7 +7,6 @@
 #include "mim/pass.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* A concrete zero of T where §5.2 knows one, else NULL. */
 static MimDef *zero_of(MimWorld *w, MimDef *T) {
@@ -16,11 +15,10 @@ static MimDef *zero_of(MimWorld *w, MimDef *T) {
     if (!T || !zero) return NULL;
     if (mim_def_node(T) == MIM_ARR && !mim_def_is_mut(T))
         return mim_pack(w, mim_def_op(T, 0), mim_app(w, zero, mim_def_op(T, 1)));
-    if (mim_def_node(T) == MIM_APP && mim_app_callee(T) == mim_idx(w)) return mim_lit(w, T, 0);
+    if (autodiff_is_idx(w, T)) return mim_lit(w, T, 0);
     if (mim_def_node(T) == MIM_SIGMA && !mim_def_is_mut(T)) {
         size_t n = mim_def_num_ops(T);
-        MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
-        if (!ops) abort();
+        MimDef **ops = mim_xmalloc(n * sizeof *ops);
         for (size_t i = 0; i < n; ++i) ops[i] = mim_app(w, zero, mim_def_op(T, i));
         MimDef *res = mim_tuple(w, ops, n);
         free(ops);
@@ -42,11 +40,7 @@ static MimDef *zero_cleanup_rewrite(MimPass *p, MimDef *def) {
 }
 
 static void ext_cleanup_enter(MimPass *p, MimDef *lam) {
-    static const char prefix[] = "internal_diff_";
-    MimSym name = mim_def_name(lam);
-    if (mim_def_node(lam) == MIM_LAM && mim_def_is_external(lam) && name &&
-        strncmp(name, prefix, sizeof prefix - 1) == 0)
-        mim_make_internal(mim_pass_world(p), lam);
+    if (mim_is_prefixed_external(lam, "internal_diff_")) mim_make_internal(mim_pass_world(p), lam);
 }
 
 static const MimPassClass zero_class = {

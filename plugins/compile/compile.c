@@ -41,14 +41,23 @@ static bool collect(MimWorld *w, MimDef *list, uint64_t list_ax, Items *v) {
     return true;
 }
 
+/* The items of `%compile.X n (i₁, …, iₙ)` (combine_pass_list,
+ * phases_to_phase, passes_to_phase) and their number. n is often ⊤:Nat
+ * (opt.mim, matrix.mim): then the tuple's own count counts ("the tuple's
+ * projections", compile.md §3.3). */
+static bool items_of(MimWorld *w, MimDef *app, MimDef **items, uint64_t *n) {
+    if (num_args(w, app) != 2) return false;
+    *items = mim_resolve(w, mim_app_nth_arg(app, 1));
+    return *items && (mim_def_lit(mim_app_nth_arg(app, 0), n) ||
+                      (mim_def_node(*items) == MIM_TUPLE && (*n = mim_def_num_ops(*items), true)) ||
+                      mim_literal_arity(w, *items, n));
+}
+
 /* The passes of %compile.combine_pass_list n (l₁, …, lₙ), in order. */
 static bool collect_combined(MimWorld *w, MimDef *comb, Items *v) {
-    comb = mim_resolve(w, comb);
-    if (num_args(w, comb) != 2) return false;
-    /* n is often ⊤:Nat (opt.mim); the tuple's own arity counts. */
     uint64_t n;
-    MimDef *lists = mim_app_nth_arg(comb, 1);
-    if (!mim_literal_arity(w, lists, &n) && !mim_def_lit(mim_app_nth_arg(comb, 0), &n)) return false;
+    MimDef *lists;
+    if (!items_of(w, mim_resolve(w, comb), &lists, &n)) return false;
     for (uint64_t i = 0; i < n; ++i)
         if (!collect(w, n == 1 ? lists : mim_proj(w, lists, n, i), MIM_compile_pass_list, v))
             return false;
@@ -108,13 +117,8 @@ static bool handle_items(MimPipeline *pb, MimDef *app) {
     MimWorld *w = mim_pipeline_world(pb);
     app = mim_resolve(w, app);
     uint64_t n;
-    MimDef *items = num_args(w, app) == 2 ? mim_resolve(w, mim_app_nth_arg(app, 1)) : NULL;
-    /* The tuple's projections (compile.md §3.3): a count of ⊤:Nat, as
-     * matrix.mim's matrix_lower_phase writes, takes the tuple's own. */
-    bool counted = items && (mim_def_lit(mim_app_nth_arg(app, 0), &n) ||
-                             (mim_def_node(items) == MIM_TUPLE && (n = mim_def_num_ops(items), true)) ||
-                             mim_literal_arity(w, items, &n));
-    if (!counted) {
+    MimDef *items;
+    if (!items_of(w, app, &items, &n)) {
         mim_pipeline_error(pb, app, "the number of items of this phase is not a literal");
         return false;
     }

@@ -15,6 +15,7 @@
 #include "mim/plugin/mem.h"
 #include "mim/ptrmap.h"
 #include "mim/rewrite.h"
+#include "mim/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,21 +48,17 @@ MimDef *normalize_read(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     return mim_raw_app(w, type, callee, arg);
 }
 
-static MimDef *raw(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+MimDef *normalize_insert(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     return mim_raw_app(w, type, callee, arg);
 }
-
-MimDef *normalize_insert(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    return raw(w, type, callee, arg);
-}
 MimDef *normalize_map_reduce(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    return raw(w, type, callee, arg);
+    return mim_raw_app(w, type, callee, arg);
 }
 MimDef *normalize_prod(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    return raw(w, type, callee, arg);
+    return mim_raw_app(w, type, callee, arg);
 }
 MimDef *normalize_transpose(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
-    return raw(w, type, callee, arg);
+    return mim_raw_app(w, type, callee, arg);
 }
 
 /* ---- high level (§5.1) ------------------------------------------------------------ */
@@ -69,31 +66,15 @@ MimDef *normalize_transpose(MimWorld *w, MimDef *type, MimDef *callee, MimDef *a
 /* The direct-style view of a CPS function f : Cn [T, Cn U] (direct.md §3.2),
  * or NULL if f has another type. */
 static MimDef *cps2ds(MimWorld *w, MimDef *f) {
-    MimDef *K = mim_resolve(w, mim_def_type(f));
-    if (!K || mim_def_node(K) != MIM_PI || !mim_pi_is_cn(K)) return NULL;
-    MimDef *T = mim_proj(w, mim_pi_dom(K), 2, 0), *ret = mim_proj(w, mim_pi_dom(K), 2, 1);
-    ret = ret ? mim_resolve(w, ret) : NULL;
-    if (!T || !ret || mim_def_node(ret) != MIM_PI || !mim_pi_is_cn(ret)) return NULL;
-    MimDef *TU[2] = {T, mim_pi_dom(ret)};
-    return mim_app(w, mim_app(w, mim_world_annex(w, MIM_direct_cps2ds), mim_tuple(w, TU, 2)), f);
+    MimDef *T, *U;
+    if (!mim_cps_fn_parts(w, mim_def_type(f), &T, &U)) return NULL;
+    return mim_app(w, mim_app(w, mim_world_annex(w, MIM_direct_cps2ds), mim_pair(w, T, U)), f);
 }
 
 typedef struct HighLevel {
     MimPass base;
     MimPtrMap done; /* node ↦ replacement */
 } HighLevel;
-
-/* The external internal_mapRed_<name of ax without %, dots as _>, or NULL. */
-static MimDef *map_reduce_impl(MimWorld *w, const MimDef *ax) {
-    MimSym name = mim_def_name(ax);
-    if (!name || name[0] != '%') return NULL;
-    char buf[160];
-    int len = snprintf(buf, sizeof buf, "internal_mapRed_%s", name + 1);
-    if (len < 0 || (size_t)len >= sizeof buf) return NULL;
-    for (char *c = buf; *c; ++c)
-        if (*c == '.') *c = '_';
-    return mim_world_lookup_external(w, mim_world_sym(w, buf));
-}
 
 static MimDef *high_level_rewrite(MimPass *p, MimDef *def) {
     HighLevel *hl = (HighLevel *)p;
@@ -103,7 +84,7 @@ static MimDef *high_level_rewrite(MimPass *p, MimDef *def) {
     MimDef *known = mim_ptrmap_get(&hl->done, def);
     if (known) return known;
     MimWorld *w = mim_pass_world(p);
-    MimDef *impl = map_reduce_impl(w, mim_app_callee(inner));
+    MimDef *impl = mim_annex_external(w, mim_app_callee(inner), "internal_mapRed_");
     if (!impl) return def;
     MimDef *fn = mim_app(w, impl, mim_app_arg(inner));
     MimDef *ds = fn ? cps2ds(w, fn) : NULL;
@@ -124,13 +105,6 @@ static const MimPassClass high_level_class = {
 
 
 /* ---- medium level (§5.2) -------------------------------------------------------------- */
-
-static MimDef *tuple_of(MimWorld *w, MimDef *const *ops, size_t n) { return mim_tuple(w, ops, n); }
-
-static MimDef *pair_of(MimWorld *w, MimDef *a, MimDef *b) {
-    MimDef *ops[2] = {a, b};
-    return mim_tuple(w, ops, 2);
-}
 
 static MimDef *sigma2(MimWorld *w, MimDef *a, MimDef *b) {
     MimDef *ops[2] = {a, b};
@@ -181,15 +155,15 @@ static bool make_loop(MimWorld *w, uint64_t index, MimDef *extent, MimDef *A, Mi
     MimDef *head_args[3];
     head_args[0] = mim_lit_nat(w, (uint64_t)1 << 32);
     head_args[1] = mim_lit_nat(w, 2);
-    head_args[2] = tuple_of(w, ts, 2);
-    MimDef *head = mim_app(w, mim_world_annex(w, MIM_affine_For), tuple_of(w, head_args, 3));
+    head_args[2] = mim_tuple(w, ts, 2);
+    MimDef *head = mim_app(w, mim_world_annex(w, MIM_affine_For), mim_tuple(w, head_args, 3));
     MimDef *args[6];
     args[0] = mim_lit_int(w, 32, 0);
     args[1] = bitcast(w, I32, extent);
     args[2] = mim_lit_int(w, 32, 1);
-    args[3] = pair_of(w, mem, x);
+    args[3] = mim_pair(w, mem, x);
     args[4] = l->body, args[5] = exit;
-    l->call = mim_app(w, head, tuple_of(w, args, 6));
+    l->call = mim_app(w, head, mim_tuple(w, args, 6));
     return l->index && l->call;
 }
 
@@ -222,8 +196,7 @@ static Index *index_entry(MapReduce *mr, uint64_t d) {
     if (lo < mr->num_idx && mr->idx[lo].num == d) return &mr->idx[lo];
     if (mr->num_idx == mr->cap_idx) {
         mr->cap_idx = mr->cap_idx ? 2 * mr->cap_idx : 8;
-        mr->idx = realloc(mr->idx, mr->cap_idx * sizeof *mr->idx);
-        if (!mr->idx) abort();
+        mr->idx = mim_xrealloc(mr->idx, mr->cap_idx * sizeof *mr->idx);
     }
     memmove(mr->idx + lo + 1, mr->idx + lo, (mr->num_idx - lo) * sizeof *mr->idx);
     mr->num_idx++;
@@ -265,9 +238,8 @@ static bool extents(MimWorld *w, MapReduce *mr, MimLoc loc, MimPass *p, bool *er
 static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem, MimDef *out, MimDef *exit) {
     MimDef *M = mim_world_annex(w, MIM_mem_M);
     MimDef *nST[3] = {mr->n_, mr->S, mr->T};
-    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
-    MimDef **at = calloc(mr->num_idx + 1, sizeof *at);
-    if (!at) abort();
+    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), mim_tuple(w, nST, 3));
+    MimDef **at = mim_xcalloc(mr->num_idx + 1, sizeof *at);
     bool ok = false, in_loop = false; /* loop bodies have filter tt */
     Loop l;
     /* output loops (index numbers 0 … n−1, the first n entries), accumulator (mem, out) */
@@ -287,10 +259,10 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
     MimDef *ins_args[4];
     ins_args[0] = mim_var_proj(w, wb, 2, 0);
     ins_args[1] = out;
-    ins_args[2] = tuple_of(w, at, (size_t)mr->n);
+    ins_args[2] = mim_tuple(w, at, (size_t)mr->n);
     ins_args[3] = mim_var_proj(w, wb, 2, 1);
-    MimDef *ins = mim_app(w, mim_world_annex(w, MIM_matrix_insert), tuple_of(w, nST, 3));
-    ins = mim_app(w, ins, tuple_of(w, ins_args, 4));
+    MimDef *ins = mim_app(w, mim_world_annex(w, MIM_matrix_insert), mim_tuple(w, nST, 3));
+    ins = mim_app(w, ins, mim_tuple(w, ins_args, 4));
     if (!mim_lam_set(w, wb, mim_lit_bool(w, false), mim_app(w, exit, ins))) goto out;
     /* reduction loops in ascending order, accumulator (mem, element), from (mem, zero) */
     MimDef *acc = mr->zero;
@@ -304,15 +276,13 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
         lam = l.body, mem = l.mem, acc = l.x, exit = l.yield;
     }
     /* the reads, threading memory, and comb ((mem, acc, elements), exit) */
-    MimDef **elems = calloc(mr->m + 1, sizeof *elems);
-    if (!elems) abort();
+    MimDef **elems = mim_xcalloc(mr->m + 1, sizeof *elems);
     for (uint64_t i = 0; i < mr->m; ++i) {
         uint64_t ni;
         MimDef *input = mim_proj(w, mr->inputs, mr->m, i), *idx = mim_proj(w, input, 2, 0);
         MimDef *SIi = mim_proj(w, mr->SI, mr->m, i);
         literal(mim_proj(w, mr->NI, mr->m, i), &ni);
-        MimDef **pos = calloc(ni + 1, sizeof *pos);
-        if (!pos) abort();
+        MimDef **pos = mim_xcalloc(ni + 1, sizeof *pos);
         for (uint64_t j = 0; j < ni; ++j) {
             uint64_t d;
             literal(mim_proj(w, idx, ni, j), &d);
@@ -324,16 +294,16 @@ static bool map_reduce_body(MimWorld *w, MapReduce *mr, MimDef *lam, MimDef *mem
         targs[2] = mim_proj(w, mr->TI, mr->m, i);
         rargs[0] = mem;
         rargs[1] = mim_proj(w, input, 2, 1);
-        rargs[2] = tuple_of(w, pos, (size_t)ni);
-        MimDef *read = mim_app(w, mim_world_annex(w, MIM_matrix_read), tuple_of(w, targs, 3));
-        read = mim_app(w, read, tuple_of(w, rargs, 3));
+        rargs[2] = mim_tuple(w, pos, (size_t)ni);
+        MimDef *read = mim_app(w, mim_world_annex(w, MIM_matrix_read), mim_tuple(w, targs, 3));
+        read = mim_app(w, read, mim_tuple(w, rargs, 3));
         free(pos);
         mem = mim_proj(w, read, 2, 0);
         elems[i] = mim_proj(w, read, 2, 1);
     }
-    MimDef *cargs[3] = {mem, acc, tuple_of(w, elems, (size_t)mr->m)};
+    MimDef *cargs[3] = {mem, acc, mim_tuple(w, elems, (size_t)mr->m)};
     free(elems);
-    ok = mim_lam_set(w, lam, mim_lit_bool(w, in_loop), mim_app(w, mr->comb, pair_of(w, tuple_of(w, cargs, 3), exit))) != NULL;
+    ok = mim_lam_set(w, lam, mim_lit_bool(w, in_loop), mim_app(w, mr->comb, mim_pair(w, mim_tuple(w, cargs, 3), exit))) != NULL;
 out:
     free(at);
     return ok;
@@ -357,7 +327,7 @@ static MimDef *lower_map_reduce(MimPass *p, MimDef *call) {
     }
     MimDef *M = mim_world_annex(w, MIM_mem_M);
     MimDef *nST[3] = {mr.n_, mr.S, mr.T};
-    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), tuple_of(w, nST, 3));
+    MimDef *mat_t = mim_app(w, mim_world_annex(w, MIM_matrix_Mat), mim_tuple(w, nST, 3));
     MimDef *map_red = mim_mut_lam(w, mim_cn(w, sigma2(w, M, mim_cn(w, sigma2(w, M, mat_t)))));
     if (!map_red) {
         res = NULL;
@@ -365,7 +335,7 @@ static MimDef *lower_map_reduce(MimPass *p, MimDef *call) {
     }
     mim_def_set_name(map_red, mim_world_sym(w, "mapRed"));
     MimDef *init_args[4] = {mr.n_, mr.S, mr.T, mim_var_proj(w, map_red, 2, 0)};
-    MimDef *init = mim_app(w, mim_world_annex(w, MIM_matrix_init), tuple_of(w, init_args, 4));
+    MimDef *init = mim_app(w, mim_world_annex(w, MIM_matrix_init), mim_tuple(w, init_args, 4));
     MimDef *mem1 = mim_proj(w, init, 2, 0);
     MimDef *out1 = mim_proj(w, init, 2, 1);
     MimDef *ret = mim_var_proj(w, map_red, 2, 1);
@@ -441,14 +411,14 @@ static MimDef *annex_in(MimRewriter *rw, uint64_t id) {
 static MimDef *ptr_to(MimRewriter *rw, MimDef *pointee) {
     MimWorld *w = mim_rewriter_world(rw);
     MimDef *ptr = annex_in(rw, MIM_mem_Ptr);
-    return mim_app(w, ptr, pair_of(w, pointee, mim_lit_nat(w, 0)));
+    return mim_app(w, ptr, mim_pair(w, pointee, mim_lit_nat(w, 0)));
 }
 
 /* `%mem.alloc (A, 0) mem` */
 static MimDef *alloc(MimRewriter *rw, MimDef *A, MimDef *mem) {
     MimWorld *w = mim_rewriter_world(rw);
     MimDef *alloc = annex_in(rw, MIM_mem_alloc);
-    return mim_app(w, mim_app(w, alloc, pair_of(w, A, mim_lit_nat(w, 0))), mem);
+    return mim_app(w, mim_app(w, alloc, mim_pair(w, A, mim_lit_nat(w, 0))), mem);
 }
 
 /* The element pointer: %mem.lea applied once per index component. */
@@ -461,15 +431,15 @@ static MimDef *element(MimRewriter *rw, MimDef *p, MimDef *S, uint64_t n, MimDef
         lea_t[1] = mim_pack(w, extent, elem);
         lea_t[2] = mim_lit_nat(w, 0);
         MimDef *lea = annex_in(rw, MIM_mem_lea);
-        lea = mim_app(w, lea, tuple_of(w, lea_t, 3));
-        p = mim_app(w, lea, pair_of(w, p, n == 1 ? idx : mim_proj(w, idx, n, k)));
+        lea = mim_app(w, lea, mim_tuple(w, lea_t, 3));
+        p = mim_app(w, lea, mim_pair(w, p, n == 1 ? idx : mim_proj(w, idx, n, k)));
     }
     return p;
 }
 
 static MimDef *typed_op(MimRewriter *rw, uint64_t id, MimDef *T, MimDef *args) {
     MimWorld *w = mim_rewriter_world(rw);
-    MimDef *Ta = pair_of(w, T, mim_lit_nat(w, 0));
+    MimDef *Ta = mim_pair(w, T, mim_lit_nat(w, 0));
     return mim_app(w, mim_app(w, annex_in(rw, id), Ta), args);
 }
 
@@ -501,7 +471,7 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
         MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
         MimDef *p = args ? mim_proj(w, args, 3, 1) : NULL;
         MimDef *q = p ? element(rw, p, S, n, T, mim_proj(w, args, 3, 2)) : NULL;
-        return q ? typed_op(rw, MIM_mem_load, T, pair_of(w, mim_proj(w, args, 3, 0), q)) : NULL;
+        return q ? typed_op(rw, MIM_mem_load, T, mim_pair(w, mim_proj(w, args, 3, 0), q)) : NULL;
     }
     if ((call = mim_match(old, MIM_matrix_insert)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
         MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
@@ -512,7 +482,7 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
         st[0] = mim_proj(w, args, 4, 0);
         st[1] = q;
         st[2] = mim_proj(w, args, 4, 3);
-        return pair_of(w, typed_op(rw, MIM_mem_store, T, tuple_of(w, st, 3)), p);
+        return mim_pair(w, typed_op(rw, MIM_mem_store, T, mim_tuple(w, st, 3)), p);
     }
     if ((call = mim_match(old, MIM_matrix_constMat)) && tensor_args(rw, mim_app_nth_arg(call, 0), &n, &S, &T)) {
         MimDef *args = mim_rewrite(rw, mim_app_nth_arg(call, 1));
@@ -524,7 +494,7 @@ static MimDef *low_level_hook(MimRewriter *rw, MimDef *old) {
         st[0] = mim_proj(w, made, 2, 0);
         st[1] = p;
         st[2] = nested_pack(w, S, n, 0, mim_proj(w, args, 2, 1));
-        return pair_of(w, typed_op(rw, MIM_mem_store, A, tuple_of(w, st, 3)), p);
+        return mim_pair(w, typed_op(rw, MIM_mem_store, A, mim_tuple(w, st, 3)), p);
     }
     return mim_rewrite_default(rw, old);
 }
@@ -552,11 +522,7 @@ static bool handle_low_level(MimPipeline *pb, MimDef *app) {
 /* ---- internal_map_reduce_cleanup (§5) ------------------------------------------------ */
 
 static void map_reduce_cleanup_enter(MimPass *p, MimDef *lam) {
-    static const char prefix[] = "internal_mapRed_";
-    MimSym name = mim_def_name(lam);
-    if (mim_def_node(lam) == MIM_LAM && mim_def_is_external(lam) && name &&
-        strncmp(name, prefix, sizeof prefix - 1) == 0)
-        mim_make_internal(mim_pass_world(p), lam);
+    if (mim_is_prefixed_external(lam, "internal_mapRed_")) mim_make_internal(mim_pass_world(p), lam);
 }
 
 static const MimPassClass map_reduce_cleanup_class = {

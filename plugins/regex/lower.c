@@ -13,6 +13,7 @@
 #include "mim/plugin/direct.h"
 #include "mim/plugin/mem.h"
 #include "mim/ptrmap.h"
+#include "mim/vec.h"
 #include "regex.h"
 
 #include <stdio.h>
@@ -20,12 +21,6 @@
 #include <string.h>
 
 #define NUM_CHARS 256
-
-static void *xrealloc(void *p, size_t n) {
-    p = realloc(p, n ? n : 1);
-    if (!p) abort();
-    return p;
-}
 
 /* ---- the NFA (§4.1) ------------------------------------------------------------ */
 
@@ -35,38 +30,27 @@ typedef struct Edge {
 } Edge;
 
 typedef struct NState {
-    Edge *edges;
-    size_t num_edges, cap_edges;
+    MIM_VEC(Edge) edges;
     bool accepting, erroring;
 } NState;
 
 typedef struct Nfa {
-    NState *st;
-    size_t num, cap;
+    MIM_VEC(NState) st;
     MimDef *bad; /* a part that cannot be lowered (non-literal bounds or count), or NULL */
 } Nfa;
 
 static size_t nfa_state(Nfa *a) {
-    if (a->num == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 16;
-        a->st = xrealloc(a->st, a->cap * sizeof *a->st);
-    }
-    a->st[a->num] = (NState){0};
-    return a->num++;
+    mim_vec_push(&a->st, ((NState){0}));
+    return a->st.len - 1;
 }
 
 static void nfa_edge(Nfa *a, size_t from, int c, size_t to) {
-    NState *s = &a->st[from];
-    if (s->num_edges == s->cap_edges) {
-        s->cap_edges = s->cap_edges ? 2 * s->cap_edges : 4;
-        s->edges = xrealloc(s->edges, s->cap_edges * sizeof *s->edges);
-    }
-    s->edges[s->num_edges++] = (Edge){c, to};
+    mim_vec_push(&a->st.data[from].edges, ((Edge){c, to}));
 }
 
 static void nfa_free(Nfa *a) {
-    for (size_t i = 0; i < a->num; ++i) free(a->st[i].edges);
-    free(a->st);
+    for (size_t i = 0; i < a->st.len; ++i) mim_vec_free(&a->st.data[i].edges);
+    mim_vec_free(&a->st);
 }
 
 #define NO_STATE ((size_t)-1)
@@ -101,7 +85,7 @@ static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size
             for (int c = 0; c < NUM_CHARS; ++c) nfa_edge(a, from, c, err);
     } else if ((call = mim_match(r, MIM_regex_not_))) {
         size_t first = nfa_state(a), e = nfa_state(a);
-        a->st[e].erroring = true;
+        a->st.data[e].erroring = true;
         nfa_edge(a, from, -1, first);
         convert(w, a, mim_app_nth_arg(call, 0), first, e, to);
     } else if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1) {
@@ -165,8 +149,7 @@ static void sets_reserve(StateSets *ss) {
     if (2 * (ss->num + 1) <= ss->num_slots) return;
     free(ss->slots);
     ss->num_slots = ss->num_slots ? 2 * ss->num_slots : 64;
-    ss->slots = calloc(ss->num_slots, sizeof *ss->slots);
-    if (!ss->slots) abort();
+    ss->slots = mim_xcalloc(ss->num_slots, sizeof *ss->slots);
     for (size_t k = 0; k < ss->num; ++k) sets_index(ss, k);
 }
 
@@ -181,7 +164,7 @@ static size_t sets_find_or_add(StateSets *ss, const uint64_t *s, bool *added) {
         }
     if (ss->num == ss->cap) {
         ss->cap = ss->cap ? 2 * ss->cap : 16;
-        ss->bits = xrealloc(ss->bits, ss->cap * bytes);
+        ss->bits = mim_xrealloc(ss->bits, ss->cap * bytes);
     }
     memcpy(ss->bits + ss->num * ss->words, s, bytes);
     sets_index(ss, ss->num);
@@ -189,16 +172,16 @@ static size_t sets_find_or_add(StateSets *ss, const uint64_t *s, bool *added) {
     return ss->num++;
 }
 
-/* s := its ε-closure (stack: scratch of a->num entries). */
+/* s := its ε-closure (stack: scratch of a->st.len entries). */
 static void closure(const Nfa *a, uint64_t *s, size_t *stack) {
     size_t top = 0;
-    for (size_t q = 0; q < a->num; ++q)
+    for (size_t q = 0; q < a->st.len; ++q)
         if (s[q / 64] >> (q % 64) & 1) stack[top++] = q;
     while (top) {
-        const NState *st = &a->st[stack[--top]];
-        for (size_t e = 0; e < st->num_edges; ++e) {
-            size_t t = st->edges[e].to;
-            if (st->edges[e].c < 0 && !(s[t / 64] >> (t % 64) & 1)) {
+        const NState *st = &a->st.data[stack[--top]];
+        for (size_t e = 0; e < st->edges.len; ++e) {
+            size_t t = st->edges.data[e].to;
+            if (st->edges.data[e].c < 0 && !(s[t / 64] >> (t % 64) & 1)) {
                 s[t / 64] |= (uint64_t)1 << (t % 64);
                 stack[top++] = t;
             }
@@ -207,9 +190,9 @@ static void closure(const Nfa *a, uint64_t *s, size_t *stack) {
 }
 
 static void dfa_grow(Dfa *d, size_t num) {
-    d->next = xrealloc(d->next, num * sizeof *d->next);
-    d->accepting = xrealloc(d->accepting, num * sizeof *d->accepting);
-    d->erroring = xrealloc(d->erroring, num * sizeof *d->erroring);
+    d->next = mim_xrealloc(d->next, num * sizeof *d->next);
+    d->accepting = mim_xrealloc(d->accepting, num * sizeof *d->accepting);
+    d->erroring = mim_xrealloc(d->erroring, num * sizeof *d->erroring);
 }
 
 static void dfa_free(Dfa *d) {
@@ -221,11 +204,10 @@ static void dfa_free(Dfa *d) {
 /* Subset construction from `start`; states are numbered in order of
  * discovery (0 = start), characters explored in ascending order. */
 static Dfa subsets(const Nfa *a, size_t start) {
-    StateSets ss = {.words = (a->num + 63) / 64};
+    StateSets ss = {.words = (a->st.len + 63) / 64};
     Dfa d = {0};
-    uint64_t *cur = calloc(ss.words, sizeof *cur), *moved = calloc(ss.words, sizeof *moved);
-    size_t *stack = malloc((a->num ? a->num : 1) * sizeof *stack);
-    if (!cur || !moved || !stack) abort();
+    uint64_t *cur = mim_xcalloc(ss.words, sizeof *cur), *moved = mim_xcalloc(ss.words, sizeof *moved);
+    size_t *stack = mim_xmalloc(a->st.len * sizeof *stack);
     cur[start / 64] |= (uint64_t)1 << (start % 64);
     closure(a, cur, stack);
     bool added;
@@ -234,8 +216,8 @@ static Dfa subsets(const Nfa *a, size_t start) {
         dfa_grow(&d, ss.num);
         memcpy(cur, ss.bits + k * ss.words, ss.words * sizeof *cur);
         bool acc = false, err = false;
-        for (size_t q = 0; q < a->num; ++q)
-            if (cur[q / 64] >> (q % 64) & 1) acc |= a->st[q].accepting, err |= a->st[q].erroring;
+        for (size_t q = 0; q < a->st.len; ++q)
+            if (cur[q / 64] >> (q % 64) & 1) acc |= a->st.data[q].accepting, err |= a->st.data[q].erroring;
         d.erroring[k] = err;
         d.accepting[k] = acc && !err;
         for (int c = 0; c < NUM_CHARS; ++c) d.next[k][c] = -1;
@@ -243,12 +225,12 @@ static Dfa subsets(const Nfa *a, size_t start) {
         for (int c = 0; c < NUM_CHARS; ++c) {
             memset(moved, 0, ss.words * sizeof *moved);
             bool any = false;
-            for (size_t q = 0; q < a->num; ++q) {
+            for (size_t q = 0; q < a->st.len; ++q) {
                 if (!(cur[q / 64] >> (q % 64) & 1)) continue;
-                const NState *st = &a->st[q];
-                for (size_t e = 0; e < st->num_edges; ++e)
-                    if (st->edges[e].c == c) {
-                        size_t t = st->edges[e].to;
+                const NState *st = &a->st.data[q];
+                for (size_t e = 0; e < st->edges.len; ++e)
+                    if (st->edges.data[e].c == c) {
+                        size_t t = st->edges.data[e].to;
                         moved[t / 64] |= (uint64_t)1 << (t % 64);
                         any = true;
                     }
@@ -275,8 +257,7 @@ static Dfa subsets(const Nfa *a, size_t start) {
  * continuations do not depend on hashing. */
 static Dfa minimize(const Dfa *d) {
     size_t n = d->num;
-    size_t *block = malloc(n * sizeof *block), *sig_block = malloc(n * sizeof *sig_block);
-    if (!block || !sig_block) abort();
+    size_t *block = mim_xmalloc(n * sizeof *block), *sig_block = mim_xmalloc(n * sizeof *sig_block);
     bool present[3] = {false, false, false};
     for (size_t s = 0; s < n; ++s) present[block[s] = d->accepting[s] ? 0 : d->erroring[s] ? 1 : 2] = true;
     size_t num_blocks = (size_t)present[0] + present[1] + present[2]; /* the non-empty ones */
@@ -301,8 +282,7 @@ static Dfa minimize(const Dfa *d) {
         num_blocks = fresh;
     }
     /* number the blocks from the start */
-    size_t *order = malloc(n * sizeof *order), *queue = malloc(n * sizeof *queue);
-    if (!order || !queue) abort();
+    size_t *order = mim_xmalloc(n * sizeof *order), *queue = mim_xmalloc(n * sizeof *queue);
     for (size_t b = 0; b < n; ++b) order[b] = NO_STATE;
     size_t head = 0, tail = 0, num = 0;
     order[block[0]] = num++;
@@ -340,11 +320,6 @@ typedef struct Gen {
 
 static MimDef *annex(MimWorld *w, uint64_t id) { return mim_world_annex(w, id); }
 
-static MimDef *pair(MimWorld *w, MimDef *a, MimDef *b) {
-    MimDef *ops[2] = {a, b};
-    return mim_tuple(w, ops, 2);
-}
-
 static MimDef *triple(MimWorld *w, MimDef *a, MimDef *b, MimDef *c) {
     MimDef *ops[3] = {a, b, c};
     return mim_tuple(w, ops, 3);
@@ -358,20 +333,20 @@ static MimDef *cont(Gen *g, const char *name) {
 
 /* `(a, b)#k args`: b if k holds, else a. */
 static MimDef *branch(MimWorld *w, MimDef *a, MimDef *b, MimDef *k, MimDef *args) {
-    return mim_app(w, mim_extract(w, pair(w, a, b), k), args);
+    return mim_app(w, mim_extract(w, mim_pair(w, a, b), k), args);
 }
 
 /* `%core.icmp.X 256 (c, lit)` */
 static MimDef *cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
     MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 256));
-    return mim_app(w, op, pair(w, c, mim_lit_int(w, 8, v)));
+    return mim_app(w, op, mim_pair(w, c, mim_lit_int(w, 8, v)));
 }
 
 /* `%core.bit2.X 2 (a, b)` on Bool */
 static MimDef *bool_op(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
     MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 2)); /* s = 2 (Bool) */
     op = mim_app(w, op, mim_lit_nat(w, 2));                     /* the mode 2 */
-    return mim_app(w, op, pair(w, a, b));
+    return mim_app(w, op, mim_pair(w, a, b));
 }
 
 /* The check that c lies in one of the intervals of chars (a 256-entry mask). */
@@ -406,16 +381,16 @@ static bool gen_state(Gen *g, size_t s) {
     MimDef *lam = g->state[s];
     MimDef *m = mim_var_proj(w, lam, 2, 0), *i = mim_var_proj(w, lam, 2, 1);
     if (g->d->erroring[s])
-        return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, g->error, pair(w, m, i))) != NULL;
+        return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, g->error, mim_pair(w, m, i))) != NULL;
 
     /* built one by one, left to right: gids must not depend on the compiler */
     MimDef *I8 = mim_type_int(w, 8);
     MimDef *elems = mim_pack(w, g->n, I8);
     MimDef *lea_args = triple(w, g->n, elems, mim_lit_nat(w, 0));
     MimDef *ptr = mim_app(w, annex(w, MIM_mem_lea), lea_args);
-    ptr = mim_app(w, ptr, pair(w, g->string, i));
-    MimDef *load = mim_app(w, annex(w, MIM_mem_load), pair(w, I8, mim_lit_nat(w, 0)));
-    MimDef *loaded = mim_app(w, load, pair(w, m, ptr));
+    ptr = mim_app(w, ptr, mim_pair(w, g->string, i));
+    MimDef *load = mim_app(w, annex(w, MIM_mem_load), mim_pair(w, I8, mim_lit_nat(w, 0)));
+    MimDef *loaded = mim_app(w, load, mim_pair(w, m, ptr));
     MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
 
     /* i' = %core.wrap.add 3 (i, %core.conv.u n 1:I64) */
@@ -423,7 +398,7 @@ static bool gen_state(Gen *g, size_t s) {
     MimDef *one = mim_app(w, conv, mim_lit_int(w, 64, 1));
     MimDef *add = mim_app(w, annex(w, MIM_core_wrap_add), g->n);
     add = mim_app(w, add, mim_lit_nat(w, 3));
-    MimDef *advanced = mim_app(w, add, pair(w, i, one));
+    MimDef *advanced = mim_app(w, add, mim_pair(w, i, one));
 
     char name[96];
     MimDef *next = final(g, s);
@@ -437,8 +412,8 @@ static bool gen_state(Gen *g, size_t s) {
         MimDef *check = cont(g, name);
         if (!check) return false;
         MimDef *cm = mim_var_proj(w, check, 2, 0), *cp = mim_var_proj(w, check, 2, 1);
-        MimDef *pos = mim_extract(w, pair(w, cp, advanced), k);
-        if (!mim_lam_set(w, check, mim_lit_bool(w, false), branch(w, next, g->state[t], k, pair(w, cm, pos))))
+        MimDef *pos = mim_extract(w, mim_pair(w, cp, advanced), k);
+        if (!mim_lam_set(w, check, mim_lit_bool(w, false), branch(w, next, g->state[t], k, mim_pair(w, cm, pos))))
             return false;
         next = check;
     }
@@ -446,10 +421,10 @@ static bool gen_state(Gen *g, size_t s) {
     MimDef *not_end = cont(g, name);
     if (!not_end) return false;
     MimDef *nm = mim_var_proj(w, not_end, 2, 0), *np = mim_var_proj(w, not_end, 2, 1);
-    if (!mim_lam_set(w, not_end, mim_lit_bool(w, true), mim_app(w, next, pair(w, nm, np)))) return false;
+    if (!mim_lam_set(w, not_end, mim_lit_bool(w, true), mim_app(w, next, mim_pair(w, nm, np)))) return false;
 
     MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
-    MimDef *body = branch(w, not_end, final(g, s), is_nul, pair(w, m2, i));
+    MimDef *body = branch(w, not_end, final(g, s), is_nul, mim_pair(w, m2, i));
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
@@ -465,7 +440,7 @@ static bool gen_exit(Gen *g, MimDef *lam, bool value) {
 static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, n);
     MimDef *arr = mim_arr(w, n, mim_type_int(w, 8));
-    MimDef *str = mim_app(w, annex(w, MIM_mem_Ptr), pair(w, arr, mim_lit_nat(w, 0)));
+    MimDef *str = mim_app(w, annex(w, MIM_mem_Ptr), mim_pair(w, arr, mim_lit_nat(w, 0)));
     MimDef *sig_dom = mim_sigma(w, (MimDef *[]){M, str, I}, 3);
     MimDef *sig_cod = mim_sigma(w, (MimDef *[]){M, mim_type_bool(w), I}, 3);
     MimDef *match = mim_mut_lam(w, mim_fn(w, sig_dom, sig_cod));
@@ -479,8 +454,7 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     g.cn_mi = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I}, 2));
     g.error = cont(&g, "error");
     g.accept = cont(&g, "accept");
-    g.state = calloc(d->num ? d->num : 1, sizeof *g.state);
-    if (!g.state) abort();
+    g.state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.state);
     MimDef *res = NULL;
     char name[32];
     for (size_t s = 0; s < d->num; ++s) {
@@ -491,9 +465,9 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     for (size_t s = 0; s < d->num; ++s)
         if (!gen_state(&g, s)) goto out;
     MimDef *mem = mim_proj(w, args, 3, 0);
-    MimDef *start = mim_app(w, g.state[0], pair(w, mem, mim_proj(w, args, 3, 2)));
+    MimDef *start = mim_app(w, g.state[0], mim_pair(w, mem, mim_proj(w, args, 3, 2)));
     if (!mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
-    MimDef *cps2ds = mim_app(w, annex(w, MIM_direct_cps2ds), pair(w, sig_dom, sig_cod));
+    MimDef *cps2ds = mim_app(w, annex(w, MIM_direct_cps2ds), mim_pair(w, sig_dom, sig_cod));
     res = mim_app(w, cps2ds, match);
 out:
     free(g.state);
@@ -518,7 +492,7 @@ static MimDef *lower(MimPass *p, MimDef *r, MimDef *n) {
     MimWorld *w = mim_pass_world(p);
     Nfa a = {0};
     size_t start = nfa_state(&a), accept = nfa_state(&a);
-    a.st[accept].accepting = true;
+    a.st.data[accept].accepting = true;
     convert(w, &a, r, start, accept, NO_STATE);
     if (a.bad) {
         /* The automaton is built at compile time: a part whose characters

@@ -11,20 +11,6 @@
 
 /* ---- operand lists ------------------------------------------------------------ */
 
-void regex_list_push(RegexList *l, MimDef *d) {
-    if (l->len == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->data = realloc(l->data, l->cap * sizeof *l->data);
-        if (!l->data) abort();
-    }
-    l->data[l->len++] = d;
-}
-
-void regex_list_free(RegexList *l) {
-    free(l->data);
-    *l = (RegexList){0};
-}
-
 /* n and the operand tuple of a fully applied `%regex.conj n t` or
  * `%regex.disj n t` (id) with a literal n; false otherwise. */
 bool regex_nary(MimDef *d, uint64_t id, uint64_t *n, MimDef **ops) {
@@ -40,7 +26,7 @@ void regex_flatten(MimWorld *w, MimDef *d, uint64_t id, RegexList *out) {
     uint64_t n;
     MimDef *ops;
     if (!regex_nary(d, id, &n, &ops)) {
-        regex_list_push(out, d);
+        mim_vec_push(out, d);
         return;
     }
     for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, ops, n, i), id, out);
@@ -103,7 +89,7 @@ MimDef *normalize_conj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     RegexList l = {0};
     for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_conj, &l);
     MimDef *res = binary_tree(w, type, MIM_regex_conj, &l);
-    regex_list_free(&l);
+    mim_vec_free(&l);
     return res;
 }
 
@@ -125,9 +111,8 @@ static int by_lo(const void *a, const void *b) {
  * lists are short); consecutive equal nodes once. */
 static void make_unique(MimWorld *w, RegexList *l) {
     size_t n = l->len, num_ranges = 0;
-    Ranged *ranges = malloc((n ? n : 1) * sizeof *ranges);
-    MimDef **out = malloc((n ? n : 1) * sizeof *out);
-    if (!ranges || !out) abort();
+    Ranged *ranges = mim_xmalloc(n * sizeof *ranges);
+    MimDef **out = mim_xmalloc(n * sizeof *out);
     size_t k = 0;
     for (size_t i = n; i-- > 0;) {
         uint64_t lo, hi;
@@ -160,8 +145,7 @@ static bool merge_ranges(MimWorld *w, RegexList *l) {
     while (first > 0 && regex_range(w, l->data[first - 1], &lo, &hi)) --first;
     if (first == l->len) return true;
     size_t num = l->len - first;
-    Ranged *iv = malloc(num * sizeof *iv);
-    if (!iv) abort();
+    Ranged *iv = mim_xmalloc(num * sizeof *iv);
     for (size_t i = 0; i < num; ++i) {
         regex_range(w, l->data[first + i], &iv[i].lo, &iv[i].hi);
         iv[i].d = NULL;
@@ -180,7 +164,7 @@ static bool merge_ranges(MimWorld *w, RegexList *l) {
         bounds[1] = mim_lit_int(w, 8, b);
         MimDef *call = mim_app(w, range, mim_tuple(w, bounds, 2));
         if (!call) ok = false;
-        else regex_list_push(l, call);
+        else mim_vec_push(l, call);
         i = j;
     }
     free(iv);
@@ -200,8 +184,7 @@ static size_t range_pairs(MimWorld *w, const RegexList *l, Ranged *out) {
 /* Multiset inclusion of pairs: every pair of `sub` matched by its own pair
  * of `sup`. */
 static bool includes(const Ranged *sup, size_t nsup, const Ranged *sub, size_t nsub) {
-    bool *used = calloc(nsup ? nsup : 1, sizeof *used);
-    if (!used) abort();
+    bool *used = mim_xcalloc(nsup ? nsup : 1, sizeof *used);
     bool all = true;
     for (size_t i = 0; all && i < nsub; ++i) {
         bool found = false;
@@ -236,13 +219,12 @@ static bool complements(MimWorld *w, const RegexList *l) {
         RegexList rs = {0};
         for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
         make_unique(w, &rs);
-        Ranged *a = malloc((l->len + 1) * sizeof *a), *b = malloc((rs.len + 1) * sizeof *b);
-        if (!a || !b) abort();
+        Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a), *b = mim_xmalloc((rs.len + 1) * sizeof *b);
         size_t na = range_pairs(w, l, a), nb = range_pairs(w, &rs, b);
         bool hit = includes(a, na, b, nb) || includes(b, nb, a, na);
         free(a);
         free(b);
-        regex_list_free(&rs);
+        mim_vec_free(&rs);
         if (hit) return true;
     }
     return false;
@@ -268,6 +250,6 @@ MimDef *normalize_disj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     }
     res = any ? mim_world_annex(w, MIM_regex_any) : binary_tree(w, type, MIM_regex_disj, &l);
 out:
-    regex_list_free(&l);
+    mim_vec_free(&l);
     return res;
 }

@@ -4,6 +4,7 @@
 
 #include "mim/plugin.h"
 #include "mim/plugin/regex.h"
+#include "mim/vec.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,13 +15,8 @@
  * none). */
 #define REGEX_MAX_OPERANDS 4096
 
-typedef struct RegexList {
-    MimDef **data;
-    size_t len, cap;
-} RegexList;
+typedef MIM_VEC(MimDef *) RegexList; /* mim_vec_push, mim_vec_free */
 
-void regex_list_push(RegexList *l, MimDef *d);
-void regex_list_free(RegexList *l);
 bool regex_nary(MimDef *d, uint64_t id, uint64_t *n, MimDef **ops);
 void regex_flatten(MimWorld *w, MimDef *d, uint64_t id, RegexList *out);
 bool regex_range(MimWorld *w, MimDef *d, uint64_t *lo, uint64_t *hi);

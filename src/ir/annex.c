@@ -7,6 +7,8 @@
 #include "ir/ir.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Solved holes are transparent. */
 static MimDef *follow(MimDef *d) {
@@ -16,6 +18,32 @@ static MimDef *follow(MimDef *d) {
 
 uint64_t mim_axiom_id(const MimDef *axiom) {
     return mim_is(axiom, MIM_AXIOM) ? axiom->flags : 0;
+}
+
+bool mim_cps_fn_parts(MimWorld *w, MimDef *type, MimDef **dom, MimDef **ret) {
+    MimDef *T = mim_resolve(w, type);
+    if (!T || T->node != MIM_PI || !mim_pi_is_cn(T)) return false;
+    MimDef *D = mim_resolve(w, mim_pi_dom(T));
+    if (!D || D->node != MIM_SIGMA || D->num_ops != 2) return false;
+    MimDef *k = mim_resolve(w, D->ops[1]);
+    if (!k || k->node != MIM_PI || !mim_pi_is_cn(k)) return false;
+    *dom = mim_resolve(w, D->ops[0]);
+    *ret = mim_pi_dom(k);
+    return true;
+}
+
+MimDef *mim_annex_external(MimWorld *w, const MimDef *axiom, const char *prefix) {
+    MimSym name = axiom ? axiom->name : NULL;
+    if (!name) return NULL;
+    if (name[0] == '%') ++name;
+    size_t a = strlen(prefix), b = strlen(name);
+    char *buf = malloc(a + b + 1);
+    if (!buf) abort();
+    memcpy(buf, prefix, a);
+    for (size_t i = 0; i <= b; ++i) buf[a + i] = name[i] == '.' ? '_' : name[i];
+    MimDef *ext = mim_world_lookup_external(w, mim_world_sym(w, buf));
+    free(buf);
+    return ext;
 }
 
 unsigned mim_callee_sub(const MimDef *callee) {

@@ -98,11 +98,11 @@ void mim_pass_link(MimPass *p, MimPass *other) {
 
 /* ---- internal_cleanup ------------------------------------------------------ */
 
-bool mim_is_internal_helper(const MimDef *lam) {
-    static const char prefix[] = "internal_";
-    return lam->node == MIM_LAM && lam->is_external && lam->name &&
-           strncmp(lam->name, prefix, sizeof prefix - 1) == 0;
+bool mim_is_prefixed_external(const MimDef *d, const char *prefix) {
+    return d->node == MIM_LAM && d->is_external && d->name && strncmp(d->name, prefix, strlen(prefix)) == 0;
 }
+
+bool mim_is_internal_helper(const MimDef *lam) { return mim_is_prefixed_external(lam, "internal_"); }
 
 static void internal_cleanup_enter(MimPass *p, MimDef *lam) {
     if (mim_is_internal_helper(lam)) mim_make_internal(mim_pass_world(p), lam);
