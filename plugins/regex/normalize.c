@@ -204,30 +204,37 @@ static MimDef *negated(MimDef *d) {
 
 /* Step 5: does the list denote "anything" by the reference's tests? */
 static bool complements(MimWorld *w, const RegexList *l) {
-    uint64_t lo, hi;
+    /* which operands are ranges, and the pairs of those ranges: once, not
+     * per pair of operands */
+    bool *is_range = mim_xcalloc(l->len, sizeof *is_range);
+    Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a);
+    size_t na = 0;
     for (size_t i = 0; i < l->len; ++i) {
+        uint64_t lo, hi;
+        if ((is_range[i] = regex_range(w, l->data[i], &lo, &hi))) a[na++] = (Ranged){NULL, lo, hi};
+    }
+    bool hit = false;
+    for (size_t i = 0; !hit && i < l->len; ++i) {
         MimDef *c0 = l->data[i];
-        for (size_t j = 0; j < l->len; ++j) {
+        for (size_t j = 0; !hit && j < l->len; ++j) {
             MimDef *c1 = l->data[j];
-            if ((regex_range(w, c0, &lo, &hi) && negated(c1) == c0) ||
-                (regex_range(w, c1, &lo, &hi) && negated(c0) == c1))
-                return true;
+            hit = (is_range[i] && negated(c1) == c0) || (is_range[j] && negated(c0) == c1);
         }
         uint64_t n;
         MimDef *ops, *inner = negated(c0);
-        if (!inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) continue;
+        if (hit || !inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) continue;
         RegexList rs = {0};
         for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
         make_unique(w, &rs);
-        Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a), *b = mim_xmalloc((rs.len + 1) * sizeof *b);
-        size_t na = range_pairs(w, l, a), nb = range_pairs(w, &rs, b);
-        bool hit = includes(a, na, b, nb) || includes(b, nb, a, na);
-        free(a);
+        Ranged *b = mim_xmalloc((rs.len + 1) * sizeof *b);
+        size_t nb = range_pairs(w, &rs, b);
+        hit = includes(a, na, b, nb) || includes(b, nb, a, na);
         free(b);
         mim_vec_free(&rs);
-        if (hit) return true;
     }
-    return false;
+    free(is_range);
+    free(a);
+    return hit;
 }
 
 MimDef *normalize_disj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
