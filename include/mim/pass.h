@@ -89,6 +89,11 @@ MimDef *mim_var_proj(MimWorld *w, MimDef *mut, uint64_t n, uint64_t i);
 /* Does `d` (transitively, not entering mutables other than through their
  * free variables) refer to the variable of mut? */
 bool mim_mentions_var(MimWorld *w, MimDef *d, MimDef *mut);
+/* A pass that copies `lam` into a lambda with other parameters substitutes
+ * lam's variable by a tuple of the new parameters: a projection of lam's
+ * variable passes its name on, lam's variable itself (one parameter) does
+ * not. This gives `param` (the new parameter standing for it) that name. */
+void mim_name_like_var(MimDef *param, const MimDef *lam);
 
 /* ---- phases --------------------------------------------------------------- */
 typedef struct MimPhaseClass {

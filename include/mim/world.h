@@ -151,6 +151,9 @@ MimDef *mim_hole(MimWorld *w, MimDef *type);
 MimDef *mim_resolve(MimWorld *w, MimDef *d); /* follow solved holes */
 void mim_def_set_name(MimDef *d, MimSym name); /* first name wins */
 void mim_def_set_loc(MimDef *d, MimLoc loc);   /* first location wins */
+/* d takes the name and location of `from` (a node of the same World that d
+ * replaces in a rewrite), each only where d has none yet. */
+void mim_def_keep_dbg(MimDef *d, const MimDef *from);
 
 /* Externals: roots of the program, iterated in byte-wise name order. */
 void mim_make_external(MimWorld *w, MimDef *mut);

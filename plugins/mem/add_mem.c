@@ -196,7 +196,9 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
         res = type ? mim_rebuild(w, d, type, ops) : NULL;
         free(ops);
     }
-    if (res) mim_ptrmap_put(&b->memo, d, res);
+    if (!res) return NULL;
+    mim_def_keep_dbg(res, d); /* the rebuilt node keeps d's name (first name wins) */
+    mim_ptrmap_put(&b->memo, d, res);
     return res;
 }
 

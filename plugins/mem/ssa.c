@@ -619,11 +619,13 @@ static bool values_at(Ssa *s, const Need *need, MimDef *m, MimDef **vals) {
     return true;
 }
 
-/* X's parameters as a tuple of the first n variable projections of `lam`. */
-static MimDef *forward_params(MimWorld *w, MimDef *dom, uint64_t n, MimDef *lam, uint64_t total,
-                              MimDef **args) {
+/* X's parameters as a tuple of the first n variable projections of `lam`
+ * (which keep the names of X's parameters). */
+static MimDef *forward_params(MimWorld *w, MimDef *X, MimDef *dom, uint64_t n, MimDef *lam,
+                              uint64_t total, MimDef **args) {
     bool sigma = mim_def_node(res(w, dom)) == MIM_SIGMA;
     for (uint64_t i = 0; i < n; ++i) args[i] = total == 1 ? mim_var(w, lam) : mim_var_proj(w, lam, total, i);
+    if (!sigma && n == 1 && args[0]) mim_name_like_var(args[0], X);
     return sigma ? mim_tuple_typed(w, dom, args, n) : args[0];
 }
 
@@ -640,7 +642,7 @@ static MimDef *phi_version(Ssa *s, MimDef *X, const Need *need) {
         comps[n + j] = ((SlotInfo *)mim_ptrmap_get(&s->slot_by_id, id_key(need->ids.data[j])))->T;
     MimDef *lam = mim_mut_lam(w, mim_pi(w, mim_sigma(w, comps, total), mim_pi_codom(pi), false));
     MimDef *out[2] = {NULL, NULL};
-    bool ok = lam && mim_reduce(w, X, forward_params(w, dom, n, lam, total, comps), out) &&
+    bool ok = lam && mim_reduce(w, X, forward_params(w, X, dom, n, lam, total, comps), out) &&
               mim_lam_set(w, lam, out[0], out[1]);
     free(comps);
     if (!ok) return NULL;
@@ -686,7 +688,7 @@ static MimDef *wrapper(Ssa *s, MimDef *X, const Need *need, MimDef *const *vals)
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, X));
     uint64_t n = mem_num_comps(w, dom);
     MimDef **tmp = mim_xcalloc(n ? n : 1, sizeof *tmp);
-    MimDef *params = n == 0 ? mim_var(w, lam) : forward_params(w, dom, n, lam, n, tmp);
+    MimDef *params = n == 0 ? mim_var(w, lam) : forward_params(w, X, dom, n, lam, n, tmp);
     free(tmp);
     MimDef *body = call_phi(s, X, need, params, vals);
     if (!body || !mim_lam_set(w, lam, mim_lit_bool(w, false), body)) return NULL;

@@ -85,6 +85,12 @@ void mim_def_set_loc(MimDef *d, MimLoc loc) {
     if (d && d->loc.begin.row == 0) d->loc = loc;
 }
 
+void mim_def_keep_dbg(MimDef *d, const MimDef *from) {
+    if (!d || !from || d == from) return;
+    mim_def_set_name(d, from->name);
+    mim_def_set_loc(d, from->loc);
+}
+
 /* ---- accessors of specific kinds --------------------------------------- */
 
 static MimDef *op_of(const MimDef *d, MimNode node, size_t i) {

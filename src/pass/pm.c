@@ -270,6 +270,11 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
     }
     MimDef *res = n->is_mut ? n : offer(pm, n);
     if (!res) return NULL;
+    /* What replaces x (its rebuild, or a pass's replacement of that) keeps
+     * x's name and location unless it has its own: the first name wins
+     * (semantics.md §1.2, output-format.md §4), as for the rewriter's
+     * copies. */
+    mim_def_keep_dbg(res, x);
     pm->s->info.data[k].memo = res;
     if (res != x) memo_put(pm, res, res);
     return res;

@@ -86,6 +86,11 @@ bool mim_mentions_var(MimWorld *w, MimDef *d, MimDef *mut) {
     return var && d && mim_has_free_var(w, d, var);
 }
 
+void mim_name_like_var(MimDef *param, const MimDef *lam) {
+    MimDef *var = lam && lam->is_mut ? mim_mut_has_var(lam) : NULL;
+    if (var && param != var) mim_def_set_name(param, var->name);
+}
+
 bool mim_is_recursive(MimWorld *w, MimDef *mut) {
     for (uint32_t i = 0; i < mut->num_ops; ++i)
         if (mut->ops[i] && reaches(w, mut->ops[i], mut)) return true;
