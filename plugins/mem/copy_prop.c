@@ -1,5 +1,5 @@
 /* %mem.copy_prop_pass (br, ee, bb) (mem.md §5.4): copy propagation and dead
- * parameter elimination. Every parameter (top-level domain component) of a
+ * parameter elimination. Every parameter (element of the domain, dom_comps) of a
  * workable lambda gets a lattice value Dead < Prop < Keep:
  *   Dead: the parameter is never used — it is dropped;
  *   Prop: every call passes the same argument — it is replaced by it;
@@ -8,11 +8,15 @@
  * Keep parameters only, and its calls `f args` become `f' (kept args)`.
  *
  * Rounds instead of speculation (include/mim/pass.h): `prepare` computes the
- * lattice from the whole program (use lists); only lambdas used exclusively
- * in callee position are considered (a lambda that escapes keeps its
- * signature). A call is only redirected if, as rebuilt in this traversal,
- * its Prop arguments are still the remembered ones; otherwise it keeps
- * calling f, which stays correct. Differences from the reference
+ * lattice from the whole program (use lists) as an optimistic fixed point
+ * (solve): an argument that passes a parameter of a candidate on counts as
+ * that parameter's value, as it will in the candidate's specialized copy, so
+ * a value that a recursion (also a mutual one) passes on unchanged is
+ * propagated like the reference's speculation does. Only lambdas used
+ * exclusively in callee position are considered (a lambda that escapes
+ * keeps its signature). A call is only redirected if, as rebuilt in this
+ * traversal, its Prop arguments are still the remembered ones; otherwise it
+ * keeps calling f, which stays correct. Differences from the reference
  * (docs/mem-passes.md): every %mem.M parameter is Keep (not only parameter
  * 0), and a lambda with a return continuation only takes closed arguments
  * (no variables, no mutables) as Prop, so that a function never starts to
@@ -24,11 +28,14 @@
 
 #include <stdlib.h>
 
-typedef enum Lattice { CP_DEAD, CP_PROP, CP_KEEP } Lattice;
+/* CP_BOT: no value known yet (only while the plans are solved). */
+typedef enum Lattice { CP_DEAD, CP_BOT, CP_PROP, CP_KEEP } Lattice;
 
 typedef struct Plan {
+    MimDef *L;
+    bool has_ret;  /* L has a return continuation */
     uint64_t n;    /* components of the domain */
-    bool sigma;    /* the domain is a Σ (else n = 1 and the var is the parameter) */
+    bool split;    /* the domain is a Σ or array of parameters (else n = 1 and the var is the parameter) */
     Lattice *lat;
     MimDef **val;  /* the argument of each Prop parameter (as of prepare) */
 } Plan;
@@ -46,21 +53,48 @@ typedef struct CopyProp {
 
 static MimDef *res(MimWorld *w, MimDef *d) { return d ? mim_resolve(w, d) : NULL; }
 
+static void free_plan(Plan *p) {
+    free(p->lat);
+    free(p->val);
+    free(p);
+}
+
 static void free_plans(CopyProp *c) {
-    for (size_t i = 0; i < c->plans.len; ++i) {
-        Plan *p = c->plans.data[i];
-        free(p->lat);
-        free(p->val);
-        free(p);
-    }
+    for (size_t i = 0; i < c->plans.len; ++i) free_plan(c->plans.data[i]);
     c->plans.len = 0;
     mim_ptrmap_clear(&c->plan);
     mim_ptrmap_clear(&c->version);
 }
 
+/* The parameters of a domain: the elements of an immutable Σ, or of an
+ * array whose literal arity is at most the scalarize threshold (scalarize
+ * turns homogeneous parameter lists into such arrays, «3; I32»); else the
+ * domain is one parameter. */
+static uint64_t dom_comps(MimWorld *w, MimDef *dom, bool *split) {
+    dom = res(w, dom);
+    uint64_t n = 1;
+    *split = false;
+    if (mim_def_node(dom) == MIM_SIGMA) {
+        n = mem_num_comps(w, dom);
+        *split = true;
+    } else if (mim_def_node(dom) == MIM_ARR && !mim_def_is_mut(dom) && mem_lit(w, mim_def_op(dom, 0), &n) &&
+               n >= 2 && n <= mim_world_scalarize_threshold(w)) {
+        *split = true;
+    } else {
+        n = 1;
+    }
+    return n;
+}
+
+/* The type of parameter i of n of a domain (dom_comps). */
+static MimDef *comp_type(MimWorld *w, MimDef *dom, uint64_t n, uint64_t i) {
+    MimDef *d = res(w, dom);
+    return n > 1 && mim_def_node(d) == MIM_ARR ? res(w, mim_def_op(d, 1)) : mem_comp_type(w, dom, n, i);
+}
+
 /* The i-th argument of a call with the plan's domain shape. */
 static MimDef *arg_comp(MimWorld *w, const Plan *p, MimDef *arg, uint64_t i) {
-    return p->sigma ? mim_proj(w, arg, p->n, i) : arg;
+    return p->split ? mim_proj(w, arg, p->n, i) : arg;
 }
 
 /* Marks the parameters of L that are used in the program. */
@@ -71,7 +105,7 @@ static void mark_used(CopyProp *c, MimDef *L, const Plan *p, bool *used) {
     for (uint32_t i = var ? mem_uses_first(u, var) : 0; i; i = u->uses.data[i - 1].next) {
         MemUse use = u->uses.data[i - 1];
         uint64_t idx;
-        if (p->sigma && mim_def_node(use.user) == MIM_EXTRACT && use.op == 0 &&
+        if (p->split && mim_def_node(use.user) == MIM_EXTRACT && use.op == 0 &&
             mem_lit(w, mim_def_op(use.user, 1), &idx) && idx < p->n) {
             used[idx] = true;
             continue;
@@ -88,9 +122,10 @@ static bool propagatable(MimWorld *w, MimDef *L, MimDef *a, bool has_ret) {
     return !mim_mentions_var(w, a, L) && !(mim_def_dep(a) & MIM_DEP_PROXY);
 }
 
-/* The plan for L, or NULL if all its parameters are Keep (or L is not a
- * candidate). */
-static Plan *make_plan(CopyProp *c, MimDef *L) {
+/* A candidate's plan with every used, non-memory parameter still CP_BOT, or
+ * NULL if L is not a candidate: a simple lambda, not a specialized copy, used
+ * only as a callee and called at least once. */
+static Plan *candidate(CopyProp *c, MimDef *L) {
     MimWorld *w = mim_pass_world(&c->base);
     if (!mem_is_simple_lam(w, L) || mim_ptrmap_has(&c->generated, L)) return NULL;
     bool has_ret = mem_has_ret(w, L);
@@ -102,40 +137,94 @@ static Plan *make_plan(CopyProp *c, MimDef *L) {
     if (!calls) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, L));
     Plan *p = mim_xcalloc(1, sizeof *p);
-    p->n = mem_num_comps(w, dom);
-    p->sigma = mim_def_node(res(w, dom)) == MIM_SIGMA;
+    p->L = L;
+    p->has_ret = has_ret;
+    p->n = dom_comps(w, dom, &p->split);
     p->lat = mim_xcalloc(p->n ? p->n : 1, sizeof *p->lat);
     p->val = mim_xcalloc(p->n ? p->n : 1, sizeof *p->val);
     bool *used = mim_xcalloc(p->n ? p->n : 1, sizeof *used);
     mark_used(c, L, p, used);
-    bool any = false;
-    for (uint64_t i = 0; i < p->n; ++i) {
-        p->lat[i] = CP_KEEP;
-        if (mem_is_M(w, mem_comp_type(w, dom, p->n, i))) continue;
-        if (!used[i]) {
-            p->lat[i] = CP_DEAD;
-            any = true;
-            continue;
-        }
-        MimDef *same = NULL;
-        bool ok = true;
-        for (uint32_t j = mem_uses_first(u, L); ok && j; j = u->uses.data[j - 1].next) {
-            MimDef *a = res(w, arg_comp(w, p, mim_app_arg(u->uses.data[j - 1].user), i));
-            ok = a && (!same || a == same);
-            same = a;
-        }
-        if (ok && propagatable(w, L, same, has_ret)) {
-            p->lat[i] = CP_PROP;
-            p->val[i] = same;
-            any = true;
+    for (uint64_t i = 0; i < p->n; ++i)
+        p->lat[i] = mem_is_M(w, comp_type(w, dom, p->n, i)) ? CP_KEEP : used[i] ? CP_BOT : CP_DEAD;
+    free(used);
+    return p;
+}
+
+/* Is `a` parameter *j of a candidate, whose plan is *q? */
+static bool candidate_param(CopyProp *c, MimDef *a, Plan **q, uint64_t *j) {
+    MimWorld *w = mim_pass_world(&c->base);
+    bool proj = mim_def_node(a) == MIM_EXTRACT;
+    MimDef *var = proj ? res(w, mim_def_op(a, 0)) : a;
+    if (!var || mim_def_node(var) != MIM_VAR) return false;
+    *q = mim_ptrmap_get(&c->plan, res(w, mim_def_op(var, 0)));
+    if (!*q || (*q)->split != proj) return false;
+    *j = 0;
+    return !proj || (mem_lit(w, mim_def_op(a, 1), j) && *j < (*q)->n);
+}
+
+/* What the argument `a` gives a parameter: a parameter of a candidate passed
+ * on gives that parameter's value, since the candidate's specialized copy
+ * has the value in its place (NULL while that value is unknown: CP_BOT);
+ * anything else gives itself. */
+static MimDef *arg_value(CopyProp *c, MimDef *a) {
+    Plan *q;
+    uint64_t j;
+    if (!candidate_param(c, a, &q, &j) || q->lat[j] == CP_KEEP) return a;
+    return q->lat[j] == CP_PROP ? q->val[j] : NULL;
+}
+
+/* Recompute parameter i of p from all calls of p->L; true if it changed. */
+static bool update_param(CopyProp *c, Plan *p, uint64_t i) {
+    MimWorld *w = mim_pass_world(&c->base);
+    MemUses *u = &c->uses;
+    MimDef *same = NULL;
+    bool keep = false;
+    for (uint32_t j = mem_uses_first(u, p->L); !keep && j; j = u->uses.data[j - 1].next) {
+        MimDef *a = res(w, arg_comp(w, p, mim_app_arg(u->uses.data[j - 1].user), i));
+        MimDef *v = a ? arg_value(c, a) : NULL;
+        keep = !a || (v && same && v != same);
+        if (v) same = v;
+    }
+    Lattice lat = keep ? CP_KEEP : !same ? CP_BOT : propagatable(w, p->L, same, p->has_ret) ? CP_PROP : CP_KEEP;
+    MimDef *val = lat == CP_PROP ? same : NULL;
+    if (lat == p->lat[i] && val == p->val[i]) return false;
+    p->lat[i] = lat;
+    p->val[i] = val;
+    return true;
+}
+
+/* The optimistic fixed point of the Prop lattice over all candidates, as the
+ * reference's speculation reaches it: a parameter starts without a value
+ * (CP_BOT) and takes the value all calls give it; a call that passes a
+ * parameter of a candidate on (a recursive call passing its own parameter
+ * unchanged, or mutually recursive functions passing one along) gives that
+ * parameter's value. A parameter only ever gets Keep for good, and a value
+ * only changes when a parameter it was passed from gets Keep, so the sweeps
+ * end; the bound is a safeguard that falls back to Keep everywhere. */
+static void solve(CopyProp *c) {
+    size_t params = 0;
+    for (size_t k = 0; k < c->plans.len; ++k) params += ((Plan *)c->plans.data[k])->n;
+    bool changed = true;
+    for (size_t sweep = 0; changed && sweep < 3 * params + 2; ++sweep) {
+        changed = false;
+        for (size_t k = 0; k < c->plans.len; ++k) {
+            Plan *p = c->plans.data[k];
+            for (uint64_t i = 0; i < p->n; ++i)
+                if (p->lat[i] == CP_BOT || p->lat[i] == CP_PROP) changed |= update_param(c, p, i);
         }
     }
-    free(used);
-    if (any) return p;
-    free(p->lat);
-    free(p->val);
-    free(p);
-    return NULL;
+    for (size_t k = 0; k < c->plans.len; ++k) {
+        Plan *p = c->plans.data[k];
+        for (uint64_t i = 0; i < p->n; ++i)
+            if (p->lat[i] == CP_BOT || (changed && p->lat[i] == CP_PROP)) p->lat[i] = CP_KEEP;
+    }
+}
+
+/* Does the plan drop a parameter (Dead or Prop)? */
+static bool drops_some(const Plan *p) {
+    for (uint64_t i = 0; i < p->n; ++i)
+        if (p->lat[i] == CP_DEAD || p->lat[i] == CP_PROP) return true;
+    return false;
 }
 
 static void copy_prop_prepare(MimPass *pass) {
@@ -145,11 +234,24 @@ static void copy_prop_prepare(MimPass *pass) {
     for (size_t i = 0; i < c->uses.nodes.len; ++i) {
         MimDef *L = c->uses.nodes.data[i];
         if (mim_def_node(L) != MIM_LAM || !mim_def_is_mut(L)) continue;
-        Plan *p = make_plan(c, L);
+        Plan *p = candidate(c, L);
         if (!p) continue;
         mim_ptrmap_put(&c->plan, L, p);
         mim_vec_push(&c->plans, p);
     }
+    solve(c);
+    /* Only plans that drop a parameter stay. */
+    size_t kept = 0;
+    for (size_t k = 0; k < c->plans.len; ++k) {
+        Plan *p = c->plans.data[k];
+        if (drops_some(p)) {
+            c->plans.data[kept++] = p;
+        } else {
+            mim_ptrmap_remove(&c->plan, p->L);
+            free_plan(p);
+        }
+    }
+    c->plans.len = kept;
 }
 
 /* f' for the plan (created once per round). */
@@ -161,12 +263,12 @@ static MimDef *specialize(CopyProp *c, MimDef *L, const Plan *p) {
     uint64_t k = 0;
     MimDef **types = mim_xcalloc(p->n ? p->n : 1, sizeof *types);
     for (uint64_t i = 0; i < p->n; ++i)
-        if (p->lat[i] == CP_KEEP) types[k++] = mem_comp_type(w, dom, p->n, i);
+        if (p->lat[i] == CP_KEEP) types[k++] = comp_type(w, dom, p->n, i);
     MimDef *new_dom = k == 1 ? types[0] : mim_sigma(w, types, k);
     MimDef *lam = mim_mut_lam(w, mim_pi(w, new_dom, mim_pi_codom(pi), false));
     MimDef **params = mim_xcalloc(p->n ? p->n : 1, sizeof *params);
     for (uint64_t i = 0, j = 0; lam && i < p->n; ++i) {
-        MimDef *T = mem_comp_type(w, dom, p->n, i);
+        MimDef *T = comp_type(w, dom, p->n, i);
         params[i] = p->lat[i] == CP_DEAD   ? mim_bot(w, T)
                     : p->lat[i] == CP_PROP ? p->val[i]
                     : k == 1               ? mim_var(w, lam)
@@ -174,7 +276,7 @@ static MimDef *specialize(CopyProp *c, MimDef *L, const Plan *p) {
         if (p->lat[i] == CP_KEEP) ++j;
     }
     MimDef *out[2] = {NULL, NULL};
-    MimDef *arg = p->sigma ? mim_tuple_typed(w, dom, params, p->n) : params[0];
+    MimDef *arg = p->split ? mim_tuple_typed(w, dom, params, p->n) : params[0];
     bool ok = lam && mim_reduce(w, L, arg, out) && mim_lam_set(w, lam, out[0], out[1]);
     free(types);
     free(params);
