@@ -161,26 +161,30 @@ static bool alpha_internal(Alpha *a, MimDef *d1, MimDef *d2) {
     return true;
 }
 
-/* Inference mode, `h#k` (an extraction by a literal index from a hole h)
- * against a node that is none of: an open hole (solved with `h#k` itself),
- * a projection `x#k` (the comparison of the tuples, x with h, solves h as a
- * whole), ⊤ (a wildcard) or a UMax (whose holes are solved with `h#k`).
- * The projection is then a hole of its own: an open h is split into a tuple
- * of holes (mim_hole_tuplefy), and `h#k` becomes its k-th element, which
- * the comparison then solves; so are projections of an h solved meanwhile
- * (e.g. by an earlier part of the same comparison). Only comparisons that
- * fail without this do it, so programs inferred before keep their nodes.
- * Returns d, or what replaces it. */
+/* Inference mode, `h#k`: an extraction by a literal index from a hole h,
+ * compared with a node other that is not a projection `x#k` (comparing
+ * the tuples, x with h, solves h as a whole, as before), ⊤ (a wildcard) or
+ * a UMax (whose holes are solved with `h#k`).
+ * - h open and other no open hole (that is solved with `h#k` itself): the
+ *   projection is a hole of its own. h is split into a tuple of holes
+ *   (mim_hole_tuplefy) and `h#k` becomes its k-th element, which the
+ *   comparison then solves.
+ * - h split before (e.g. by an earlier part of the comparison): `h#k` is
+ *   stale and is compared as the k-th element of h's solution.
+ * Anything else is compared as before: a failed comparison may be harmless
+ * (e.g. iapp's early check) and must not change its nodes, so programs
+ * inferred before keep their nodes and gids. Returns d, or what replaces it. */
 static MimDef *split_hole_proj(Alpha *a, MimDef *d, MimDef *other) {
     MimWorld *w = a->w;
     uint64_t k, ko;
     if (d->node != MIM_EXTRACT || !(d->dep & MIM_DEP_INFER) || !mim_is(d->ops[0], MIM_INFER) ||
         !mim_is_lit(mim_resolve(w, d->ops[1]), &k))
         return d;
-    if (other->node == MIM_INFER || other->node == MIM_TOP || other->node == MIM_UMAX) return d;
+    if (other->node == MIM_TOP || other->node == MIM_UMAX) return d;
     if (other->node == MIM_EXTRACT && mim_is_lit(mim_resolve(w, other->ops[1]), &ko) && ko == k) return d;
     MimDef *h = mim_resolve(w, d->ops[0]);
-    if (mim_is_open_hole(h) && !mim_hole_tuplefy(w, h)) return d;
+    if (mim_is_open_hole(h) ? other->node == MIM_INFER || !mim_hole_tuplefy(w, h) : !mim_hole_is_split(d->ops[0]))
+        return d;
     MimDef *res = mim_eliminate_holes(w, d);
     return res ? mim_resolve(w, res) : d;
 }

@@ -48,6 +48,9 @@ void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2);
  * group `{A B: *}` is one such hole). Returns that tuple, or NULL (hole
  * untouched) if its type has no such shape or a constructor failed. */
 MimDef *mim_hole_tuplefy(MimWorld *w, MimDef *hole);
+/* Whether hole or a hole its chain of solutions leads through (as stored,
+ * before path compression) was split by mim_hole_tuplefy. */
+bool mim_hole_is_split(const MimDef *hole);
 /* §7.2: rebuild the immutable parts of d that contain solved holes, bottom-up
  * through the World constructors (renormalizing); solved holes are replaced
  * by their (recursively eliminated) solutions. Mutables are kept. Returns d

@@ -64,6 +64,16 @@ void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2) {
  * a larger (array) type is not split. */
 #define MAX_TUPLEFY 256
 
+/* Marks a hole solved by mim_hole_tuplefy (the rank in the low flags bits
+ * matters only while a hole is open). */
+#define HOLE_SPLIT (UINT64_C(1) << 63)
+
+bool mim_hole_is_split(const MimDef *hole) {
+    for (const MimDef *d = hole; mim_is(d, MIM_INFER); d = d->ops[0])
+        if (d->flags & HOLE_SPLIT) return true;
+    return false;
+}
+
 MimDef *mim_hole_tuplefy(MimWorld *w, MimDef *hole) {
     if (!mim_is_open_hole(hole)) return NULL;
     MimDef *T = mim_resolve(w, hole->type);
@@ -82,7 +92,10 @@ MimDef *mim_hole_tuplefy(MimWorld *w, MimDef *hole) {
         if (!elems[k]) goto out;
     }
     res = mim_tuple_typed(w, T, elems, n);
-    if (res) mim_hole_solve(w, hole, res);
+    if (res) {
+        mim_hole_solve(w, hole, res);
+        hole->flags |= HOLE_SPLIT;
+    }
 out:
     MIM_SCRATCH_FREE(elems);
     return res;
