@@ -299,7 +299,7 @@ struct MimAstDecl {
             MimLoc normalizer_loc;
             bool has_curry, has_trip;
             uint64_t curry, trip;
-            MimAnnex *annex;   /* NULL only after errors (e.g. invalid plugin name) */
+            MimAnnex *annex;   /* NULL for a name without a dot (`axm %x`: no annex) or after errors */
         } axm;
         struct {
             /* `let p = e`; for `let %p.t(: T)? = e` ptrn is a MIM_PTRN_ID whose

@@ -232,9 +232,16 @@ static bool is_fn_type(const MimAstExpr *e) {
     return e && (e->kind == MIM_EXPR_PI || e->kind == MIM_EXPR_ARROW);
 }
 
+/* `%name` without a dot has the shape of neither `%plugin.tag` nor
+ * `%plugin.tag.sub`: like the reference, a declaration of it is an ordinary
+ * name and registers no annex. (`%p.` or `%p.t.` are malformed annex names.) */
+static bool is_tagless(MimSym sym) { return sym[0] == '%' && !strchr(sym, '.'); }
+
 static void declare_axiom(MimFe *fe, MimAstDecl *d) {
     MimBinder *name = d->u.axm.name;
     if (!name) return;
+    /* sub-tags are parts of an annex: with them the name must be one */
+    if (is_tagless(name->sym) && d->u.axm.num_subs == 0) return;
     MimAnnex *a = declare_annex(fe, name->sym, name->loc, ANNEX_AXM, NULL);
     d->u.axm.annex = a;
     if (!a) return;
@@ -271,7 +278,7 @@ static void declare_axiom(MimFe *fe, MimAstDecl *d) {
 
 /* An annex declared by let/lam/con/fun/rec (binder->sym starts with '%'). */
 static MimAnnex *declare_value_annex(MimFe *fe, MimBinder *b, AnnexHow how, unsigned *sub) {
-    if (!b || b->sym[0] != '%') return NULL;
+    if (!b || b->sym[0] != '%' || is_tagless(b->sym)) return NULL;
     return declare_annex(fe, b->sym, b->loc, how, sub);
 }
 

@@ -92,9 +92,16 @@ static bool axiom_counters(Emitter *e, MimAstDecl *d, MimDef *type, unsigned *cu
     return true;
 }
 
+/* The id of an axiom that is no annex (`axm %name`, no dot): axioms are
+ * hash-consed on (type, id), so two of them must not share an id. The gid
+ * the World gives next is unique, and below 2^58 it is no annex id (those
+ * start with a plugin name's nonzero first character code, semantics.md
+ * §12.1). */
+static uint64_t plain_axiom_id(Emitter *e) { return mim_world_gid_counter(e->w); }
+
 static MimDef *make_axiom(Emitter *e, MimAnnex *annex, unsigned sub, MimDef *type, unsigned curry,
                           unsigned trip) {
-    uint64_t id = annex ? annex->base | sub : sub;
+    uint64_t id = annex ? annex->base | sub : plain_axiom_id(e);
     MimNormalizer norm = NULL;
     if (annex && e->hooks && e->hooks->normalizer && plugin_loaded(e, annex))
         norm = e->hooks->normalizer(e->hooks->user, id);

@@ -462,7 +462,11 @@ static MimAstExpr *parse_infix(Parser *p, MimLoc begin, MimAstExpr *lhs, MimPrec
             e->loc = span(p, begin);
             lhs = e;
         } else if (k == MIM_TOK_WHERE) {
-            if (prec != MIM_PREC_BOT) break;
+            /* Absorbed at Bot and at Where, the level of a declaration
+             * expression's final expression: in `let x = …; e where D end`
+             * the block belongs to `e`, so D is bound and emitted after the
+             * `let` and sees x (language.md §6.1: neither opens a scope). */
+            if (prec > MIM_PREC_WHERE) break;
             lex(p);
             PtrVec decls = {0};
             parse_decls(p, &decls);

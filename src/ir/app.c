@@ -102,7 +102,9 @@ MimDef *mim_app(MimWorld *w, MimDef *callee, MimDef *arg) {
     MimDef *dom = mim_res(w, pi->ops[0]);
     if (!dom) return NULL;
     if (!mim_assignable(w, dom, arg)) {
-        report_mismatch(w, callee, arg, dom);
+        /* shown with the holes solved so far (e.g. `A` of `{A B: *}`) */
+        MimDef *shown = zonk(w, dom);
+        report_mismatch(w, callee, arg, shown ? shown : dom);
         return NULL;
     }
     arg = zonk(w, arg); /* assignability may have solved holes */

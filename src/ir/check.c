@@ -161,6 +161,34 @@ static bool alpha_internal(Alpha *a, MimDef *d1, MimDef *d2) {
     return true;
 }
 
+/* Inference mode, `h#k`: an extraction by a literal index from a hole h,
+ * compared with a node other that is not a projection `x#k` (comparing
+ * the tuples, x with h, solves h as a whole, as before), ⊤ (a wildcard) or
+ * a UMax (whose holes are solved with `h#k`).
+ * - h open and other no open hole (that is solved with `h#k` itself): the
+ *   projection is a hole of its own. h is split into a tuple of holes
+ *   (mim_hole_tuplefy) and `h#k` becomes its k-th element, which the
+ *   comparison then solves.
+ * - h split before (e.g. by an earlier part of the comparison): `h#k` is
+ *   stale and is compared as the k-th element of h's solution.
+ * Anything else is compared as before: a failed comparison may be harmless
+ * (e.g. iapp's early check) and must not change its nodes, so programs
+ * inferred before keep their nodes and gids. Returns d, or what replaces it. */
+static MimDef *split_hole_proj(Alpha *a, MimDef *d, MimDef *other) {
+    MimWorld *w = a->w;
+    uint64_t k, ko;
+    if (d->node != MIM_EXTRACT || !(d->dep & MIM_DEP_INFER) || !mim_is(d->ops[0], MIM_INFER) ||
+        !mim_is_lit(mim_resolve(w, d->ops[1]), &k))
+        return d;
+    if (other->node == MIM_TOP || other->node == MIM_UMAX) return d;
+    if (other->node == MIM_EXTRACT && mim_is_lit(mim_resolve(w, other->ops[1]), &ko) && ko == k) return d;
+    MimDef *h = mim_resolve(w, d->ops[0]);
+    if (mim_is_open_hole(h) ? other->node == MIM_INFER || !mim_hole_tuplefy(w, h) : !mim_hole_is_split(d->ops[0]))
+        return d;
+    MimDef *res = mim_eliminate_holes(w, d);
+    return res ? mim_resolve(w, res) : d;
+}
+
 static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     d1 = mim_resolve(a->w, d1);
     d2 = mim_resolve(a->w, d2);
@@ -169,6 +197,11 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     if (d1 == d2 && !((d1->dep | d2->dep) & MIM_DEP_VAR)) return true;
     if (d1 == d2 && d1->is_mut) return true;
     if (d1->node == MIM_GLOBAL || d2->node == MIM_GLOBAL) return false;
+    if (a->infer) { /* before the memo below records either side */
+        MimDef *s1 = split_hole_proj(a, d1, d2);
+        MimDef *s2 = s1 != d1 ? d2 : split_hole_proj(a, d2, d1);
+        if (s1 != d1 || s2 != d2) return alpha_(a, s1, s2);
+    }
 
     void *prev;
     if (d1->is_mut && !mim_ptrmap_add(&a->done, d1, d2, &prev)) return prev == d2;

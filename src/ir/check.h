@@ -42,6 +42,15 @@ bool mim_is_open_hole(const MimDef *d);
 void mim_hole_solve(MimWorld *w, MimDef *hole, MimDef *sol);
 /* Union two distinct open holes by rank (the lighter points to the heavier). */
 void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2);
+/* An open hole whose type is a sigma or array of literal arity n >= 2 (at
+ * most a few hundred) is solved by a tuple of n fresh holes of the element
+ * types, so that its projections can be solved one by one (an implicit
+ * group `{A B: *}` is one such hole). Returns that tuple, or NULL (hole
+ * untouched) if its type has no such shape or a constructor failed. */
+MimDef *mim_hole_tuplefy(MimWorld *w, MimDef *hole);
+/* Whether hole or a hole its chain of solutions leads through (as stored,
+ * before path compression) was split by mim_hole_tuplefy. */
+bool mim_hole_is_split(const MimDef *hole);
 /* §7.2: rebuild the immutable parts of d that contain solved holes, bottom-up
  * through the World constructors (renormalizing); solved holes are replaced
  * by their (recursively eliminated) solutions. Mutables are kept. Returns d

@@ -58,6 +58,49 @@ void mim_hole_union(MimWorld *w, MimDef *h1, MimDef *h2) {
     mim_hole_solve(w, h2, h1);
 }
 
+/* ---- holes of tuple type ------------------------------------------------- */
+
+/* More elements than an implicit parameter group plausibly has: a hole of
+ * a larger (array) type is not split. */
+#define MAX_TUPLEFY 256
+
+/* Marks a hole solved by mim_hole_tuplefy (the rank in the low flags bits
+ * matters only while a hole is open). */
+#define HOLE_SPLIT (UINT64_C(1) << 63)
+
+bool mim_hole_is_split(const MimDef *hole) {
+    for (const MimDef *d = hole; mim_is(d, MIM_INFER); d = d->ops[0])
+        if (d->flags & HOLE_SPLIT) return true;
+    return false;
+}
+
+MimDef *mim_hole_tuplefy(MimWorld *w, MimDef *hole) {
+    if (!mim_is_open_hole(hole)) return NULL;
+    MimDef *T = mim_resolve(w, hole->type);
+    uint64_t n;
+    if (!T || (T->node != MIM_SIGMA && T->node != MIM_ARR) || !mim_literal_arity(w, T, &n) || n < 2 ||
+        n > MAX_TUPLEFY)
+        return NULL;
+    MIM_SCRATCH(elems, n);
+    MimDef *res = NULL;
+    for (uint64_t k = 0; k < n; ++k) {
+        /* the type of hole#k: a later element of a dependent sigma refers
+         * to earlier ones through the hole, which is their tuple below */
+        MimDef *proj = mim_extract_lit(w, hole, n, k);
+        MimDef *type = proj ? mim_type_of(w, proj) : NULL;
+        elems[k] = type ? mim_hole(w, type) : NULL;
+        if (!elems[k]) goto out;
+    }
+    res = mim_tuple_typed(w, T, elems, n);
+    if (res) {
+        mim_hole_solve(w, hole, res);
+        hole->flags |= HOLE_SPLIT;
+    }
+out:
+    MIM_SCRATCH_FREE(elems);
+    return res;
+}
+
 /* ---- elimination of solved holes (§7.2) ---------------------------------- */
 
 typedef struct Elim {

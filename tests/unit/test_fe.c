@@ -837,7 +837,16 @@ static void test_annex_errors(void) {
     CHECK(errors_of("axm %toolongname.x: *;",
                     "1:5-1:18: error: invalid plugin name 'toolongname' in annex '%toolongname.x' (must be 1 to 8 "
                     "characters of [_a-zA-Z0-9])\n"));
-    CHECK(errors_of("axm %ab: *;", "1:5-1:7: error: invalid annex name '%ab'\n"));
+    /* a name without a dot is an ordinary name (no annex); sub-tags need an
+     * annex; an empty tag or sub-tag is malformed */
+    Run t;
+    run_text(&t, "axm %ab: *; axm %w.x: *; lam %f (n: Nat): Nat = n; let %k = %f 1; let y = (%ab, %k);");
+    CHECK(t.ok && diag_empty(&t));
+    CHECK(mim_fe_num_annexes(t.fe) == 1 && strcmp(mim_fe_annex(t.fe, 0)->sym, "%w.x") == 0);
+    run_end(&t);
+    CHECK(errors_of("axm %ab(x): *;", "1:5-1:7: error: invalid annex name '%ab'\n"));
+    CHECK(errors_of("axm %a.: *;", "1:5-1:7: error: invalid annex name '%a.'\n"));
+    CHECK(errors_of("let %a.b. = 1;", "1:5-1:9: error: invalid annex name '%a.b.'\n"));
     /* sub-tag extension with new names is fine; the bare name is then unbound */
     CHECK(errors_of("axm %a.b(x): *; axm %a.b(y): *; let z = %a.b;", "1:41-1:44: error: '%a.b' not found\n"));
     /* more than 256 tags in one plugin */

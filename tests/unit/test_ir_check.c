@@ -166,6 +166,49 @@ static void test_hole_elimination(void) {
     mim_world_free(w);
 }
 
+/* A projection ?#k of an open hole of sigma/array type is solved on its own
+ * in inference mode: the hole becomes a tuple of holes (implicit groups
+ * `{A B: *}`, semantics.md §4.13). */
+static void test_hole_projections(void) {
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w), *bool_ = mim_type_bool(w);
+    MimDef *h = mim_hole(w, mim_arr(w, mim_lit_nat(w, 2), mim_star(w)));
+    MimDef *p0 = mim_extract_lit(w, h, 2, 0), *p1 = mim_extract_lit(w, h, 2, 1);
+    CHECK(mim_is(p0, MIM_EXTRACT) && mim_is(p1, MIM_EXTRACT));
+    CHECK(!mim_alpha(w, p0, nat, false)); /* strict: nothing is solved */
+    CHECK(mim_is_open_hole(h));
+    CHECK(mim_alpha(w, p0, nat, true));
+    CHECK(mim_is(mim_resolve(w, h), MIM_TUPLE));
+    CHECK(mim_resolve(w, mim_eliminate_holes(w, p0)) == nat);
+    CHECK(mim_is_open_hole(mim_resolve(w, mim_eliminate_holes(w, p1))));
+    /* the stale projection ?#1 is the second hole: no cycle with it */
+    CHECK(mim_alpha(w, mim_eliminate_holes(w, p1), p1, true));
+    CHECK(mim_alpha(w, p1, bool_, true)); /* the stale projection too */
+    MimDef *both = mim_tuple(w, (MimDef *[]){nat, bool_}, 2);
+    CHECK(mim_eliminate_holes(w, h) == both);
+    CHECK(!mim_alpha(w, p1, nat, true));
+
+    /* ⊤ is a wildcard and an open hole takes the projection whole: no split */
+    MimDef *g = mim_hole(w, mim_arr(w, mim_lit_nat(w, 2), mim_star(w)));
+    CHECK(mim_alpha(w, mim_extract_lit(w, g, 2, 0), mim_top(w, mim_star(w)), true));
+    MimDef *o = mim_hole(w, mim_star(w));
+    MimDef *g1 = mim_extract_lit(w, g, 2, 1);
+    CHECK(mim_alpha(w, g1, o, true));
+    CHECK(mim_is_open_hole(g) && mim_resolve(w, o) == g1);
+
+    /* dependent [n: Nat, «n; Nat»]: the second hole's type follows the first */
+    MimDef *S = mim_mut_sigma(w, mim_star(w), 2);
+    mim_mut_set(w, S, 0, nat);
+    MimDef *n = mim_extract_lit(w, mim_var(w, S), 2, 0);
+    mim_mut_set(w, S, 1, mim_arr(w, n, nat));
+    MimDef *d = mim_hole(w, S);
+    CHECK(mim_alpha(w, mim_extract_lit(w, d, 2, 0), mim_lit_nat(w, 3), true));
+    MimDef *e1 = mim_resolve(w, mim_eliminate_holes(w, mim_extract_lit(w, d, 2, 1)));
+    CHECK(mim_is_open_hole(e1));
+    CHECK(mim_eliminate_holes(w, mim_type_of(w, e1)) == mim_arr(w, mim_lit_nat(w, 3), nat));
+    mim_world_free(w);
+}
+
 /* The general rewriter copies a function into another World (§10.2). */
 static void test_rewrite_other_world(void) {
     MimWorld *a = mim_world_new(), *b = mim_world_new();
@@ -564,6 +607,7 @@ int main(void) {
     RUN(test_hole_union);
     RUN(test_hole_occurs_check);
     RUN(test_hole_elimination);
+    RUN(test_hole_projections);
     RUN(test_rewrite_other_world);
     RUN(test_rewrite_outlives_source);
     RUN(test_rewrite_hook);
