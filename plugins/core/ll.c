@@ -122,8 +122,11 @@ unsigned ll_int_width(LL *ll, MimDef *type) {
     type = mim_resolve(ll->w, type);
     if (!type) return 0;
     if (mim_def_node(type) == MIM_NAT) return 64;
+    if (mim_def_node(type) != MIM_APP || mim_app_callee(type) != mim_idx(ll->w)) return 0;
+    /* `Idx ⊤:Nat` (string positions, lea indices) and any other size that is
+     * not a literal: 64 bits, like the reference's Idx::size2bitwidth */
     uint64_t s;
-    if (!core_idx_lit_size(ll->w, type, &s)) return 0;
+    if (!core_idx_lit_size(ll->w, type, &s)) return 64;
     unsigned w = core_width(s);
     return w ? w : 1;
 }

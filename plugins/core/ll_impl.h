@@ -112,7 +112,8 @@ bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out);
 bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner);
 /* Float format width of %math.F (p, e) for the three IEEE formats, else 0. */
 unsigned ll_float_width(MimDef *type);
-/* Bit width of Idx s / Nat, 0 if none. */
+/* Bit width of Idx s / Nat, 0 if none; 64 for an Idx whose size is not a
+ * literal (`Idx ⊤:Nat`). */
 unsigned ll_int_width(LL *ll, MimDef *type);
 /* Constant value of d (no instruction needed), or NULL if d is not constant. */
 const char *ll_const(LL *ll, MimDef *d);
