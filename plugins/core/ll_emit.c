@@ -188,9 +188,11 @@ static const char *whole_var(LL *ll, MimDef *var) {
 }
 
 /* Dynamic index into an aggregate in memory (ll-backend.md §5.1): an
- * entry-block alloca, a store and a gep; returns the element pointer. */
-static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index) {
+ * entry-block alloca (*slot), a store and a gep; returns the element
+ * pointer. */
+static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index, const char **pslot) {
     const char *slot = ll_str(ll, "%%%s", ll_tmp(ll, "agg"));
+    *pslot = slot;
     ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
     ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
     const char *iv = ll_val(ll, index);
@@ -230,7 +232,7 @@ static const char *emit_extract(LL *ll, MimDef *d) {
         ll_error(ll, d, "dynamic index into a non-array");
         return NULL;
     }
-    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
     const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
     ll_inst(ll, "%s = load %s, %s* %s", r, ety, ety, p);
@@ -260,10 +262,10 @@ static const char *emit_insert(LL *ll, MimDef *d) {
         ll_error(ll, d, "dynamic index into a non-array");
         return NULL;
     }
-    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
     ll_inst(ll, "store %s %s, %s* %s", vty, v, vty, p);
-    ll_inst(ll, "%s = load %s, %s* %s", r, aty, aty, p);
+    ll_inst(ll, "%s = load %s, %s* %s", r, aty, aty, slot);
     return r;
 }
 
