@@ -361,8 +361,11 @@ static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
     size_t n, inner;
     MimDef **comps;
     bool split = ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    /* the caller's own variable (same domain type, so the same components):
+     * its parameters are the arguments */
+    bool own = mim_def_node(arg) == MIM_VAR && mim_def_op(arg, 0) == ll->cur && mim_def_type(arg) == mim_pi_dom(pi);
     MimDef *inner_arg = inner && mim_def_node(arg) == MIM_TUPLE ? mim_def_op(arg, 0) : NULL;
-    if (inner && !inner_arg) {
+    if (inner && !inner_arg && !own) {
         ll_error(ll, arg, "call argument is not a tuple");
         free(comps);
         return NULL;
@@ -374,7 +377,8 @@ static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
         const char *ty = ll_type(ll, comps[j]);
         if (!ty) goto out;
         if (!*ty) continue;
-        const char *v = inner ? (inner == 1 ? ll_val(ll, inner_arg) : ll_comp(ll, inner_arg, j))
+        const char *v = own ? param_name(ll, 0, j, NULL)
+                        : inner ? (inner == 1 ? ll_val(ll, inner_arg) : ll_comp(ll, inner_arg, j))
                         : split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
         if (!v) goto out;
         ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", ty, v);
@@ -422,11 +426,11 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
         res = ll_str(ll, "%%%sret", ll_name(ll, body));
         ll_inst(ll, "%s = call %s %s(%s)", res, rt, fn, args);
     }
-    if (mim_def_node(t->k) == MIM_BOT) {
+    if (!t->own_args && mim_def_node(t->k) == MIM_BOT) {
         ll_inst(ll, "unreachable");
         return;
     }
-    if (ll_is_ret(ll, t->k)) {
+    if (t->own_args || ll_is_ret(ll, t->k)) {
         if (strcmp(rt, ll->ret_type) != 0) {
             ll_error(ll, body, "tail call with a different return type");
             return;

@@ -128,6 +128,10 @@ typedef enum LLTermKind {
 typedef struct LLTerm {
     LLTermKind kind;
     MimDef *callee, *arg, *k;
+    /* a call whose argument is the calling function's own variable (an
+     * eta-expanded wrapper `f x = g x`): a tail call with the caller's
+     * parameters, k = NULL */
+    bool own_args;
 } LLTerm;
 bool ll_classify(LL *ll, MimDef *body, LLTerm *t);
 /* Builds blocks, CFG, RPO, dominators, placement for ll->cur. */

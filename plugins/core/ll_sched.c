@@ -183,6 +183,11 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
         bool split = ll_domain_comps(mim_pi_dom(pi), &n, &comps);
         free(comps);
         t->k = !split ? t->arg : mim_def_node(t->arg) == MIM_TUPLE ? mim_def_op(t->arg, n - 1) : NULL;
+        if (!t->k && mim_def_node(t->arg) == MIM_VAR && mim_def_op(t->arg, 0) == ll->cur &&
+            mim_def_type(t->arg) == mim_pi_dom(pi)) {
+            t->own_args = true;
+            return true;
+        }
         if (!t->k) {
             ll_error(ll, body, "the return continuation of a call must be given explicitly");
             return false;
@@ -222,7 +227,7 @@ static bool build_cfg(LL *ll) {
             break;
         }
         case LL_T_CALL: {
-            int k = mim_def_node(t.k) == MIM_LAM ? ll_block_of(ll, t.k) : -1;
+            int k = t.k && mim_def_node(t.k) == MIM_LAM ? ll_block_of(ll, t.k) : -1;
             if (k >= 0) add_edge(ll, (int)i, k);
             break;
         }
