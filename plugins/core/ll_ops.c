@@ -153,12 +153,15 @@ static const char *op_bitcast(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
     MimDef *st = mim_def_type(x), *dt = mim_def_type(o->app);
-    uint64_t lit;
-    if (mim_def_lit(x, &lit) && lit == 0 && !ll_int_width(ll, st) && !ll_float_width(st)) return "zeroinitializer";
-    const char *v = val(o, x), *sty = ll_type(ll, st);
-    if (!v || !sty) return NULL;
     bool sp = mim_match(st, MIM_mem_Ptr) != NULL, dp = mim_match(dt, MIM_mem_Ptr) != NULL;
     unsigned si = ll_int_width(ll, st), di = ll_int_width(ll, dt);
+    bool s_scalar = si || ll_float_width(st), d_scalar = di || dp || ll_float_width(dt);
+    /* a literal 0 (of any type) cast to an aggregate, or a 0 of a non-scalar
+     * type: the zero value (spec §5.2) */
+    uint64_t lit;
+    if (mim_def_lit(x, &lit) && lit == 0 && (!s_scalar || !d_scalar)) return "zeroinitializer";
+    const char *v = val(o, x), *sty = ll_type(ll, st);
+    if (!v || !sty) return NULL;
     const char *inst = "bitcast";
     if (sp && dp) inst = "bitcast";
     else if (sp && di) inst = "ptrtoint";
