@@ -354,10 +354,11 @@ static int deeper(LL *ll, MimDef *use, int a, int b) {
     return a;
 }
 
-/* Placement of an operand: tuples are looked through (their components are
- * used directly by the instructions that take them apart). */
+/* Placement of an operand: tuples and packs are looked through (their
+ * components are used directly by the instructions that take them apart;
+ * a whole aggregate is built on demand where it is used). */
 static int place_operand(LL *ll, MimDef *use, MimDef *d) {
-    if (d && mim_def_node(d) == MIM_TUPLE) {
+    if (d && (mim_def_node(d) == MIM_TUPLE || (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)))) {
         int p = LL_PLACE_NONE;
         for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) p = deeper(ll, use, p, place_operand(ll, use, mim_def_op(d, i)));
         return p;

@@ -8,7 +8,7 @@
 
 int32_t zero_sigma(int32_t), bot_i(void);
 double zero_f64(void);
-uint64_t zero_arr(int32_t), max_nat(void), iota(int32_t);
+uint64_t zero_arr(int32_t), max_nat(void), iota(int32_t), dbl(uint64_t);
 uint8_t max_i8(void);
 int32_t f2i(float);
 double i2d(uint64_t);
@@ -48,6 +48,7 @@ int main(void) {
     check("sel_f", 0, sel_f(false, 1.25, 2.5) == 1.25, 1);
     check("sel_f", 1, sel_f(true, 1.25, 2.5) == 2.5, 1);
     for (int i = 0; i < 4; ++i) check("iota", i, iota(i), (uint64_t)i);
+    check("dbl", 21, dbl(21), 42);
     check("call_sel", 0, (uint64_t)call_sel(false, 7), 21);
     check("call_sel", 1, (uint64_t)call_sel(true, 7), 10);
     for (int i = 0; i < 3; ++i) check("call_dyn", i, (uint64_t)call_dyn(i, 7), i == 1 ? 10 : 21);
