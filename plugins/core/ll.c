@@ -220,16 +220,19 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     return r;
 }
 
-const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
-    MimDef *ret = ll_ret_pi(pi);
-    if (!ret) return NULL;
+const char *ll_values_type(LL *ll, MimDef *dom) {
     size_t n;
     MimDef **comps;
-    ll_domain_comps(mim_pi_dom(ret), &n, &comps);
+    ll_domain_comps(dom, &n, &comps);
     const char *t = ll_aggregate(ll, comps, n, false);
     free(comps);
     if (t && !*t) t = "void";
     return t;
+}
+
+const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
+    MimDef *ret = ll_ret_pi(pi);
+    return ret ? ll_values_type(ll, mim_pi_dom(ret)) : NULL;
 }
 
 const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {

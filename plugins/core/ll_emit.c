@@ -441,6 +441,12 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
     }
     int to = ll_block_of(ll, t->k);
     LLBlock *k = &ll->blocks.data[to];
+    const char *kt = ll_values_type(ll, mim_pi_dom(mim_def_type(t->k)));
+    if (!kt) return;
+    if (strcmp(kt, rt) != 0) { /* e.g. «n; T» returned to a block taking «3; T» */
+        ll_error(ll, body, "the callee's return type differs from the return continuation's parameters");
+        return;
+    }
     size_t count = 0;
     for (size_t j = 0; j < k->ncomp; ++j) {
         const char *ty = param_type(ll, k, j);

@@ -100,6 +100,9 @@ const char *ll_type(LL *ll, MimDef *type);
 /* A returning function type Cn [..., Cn R]: its return continuation type. */
 MimDef *ll_ret_pi(const MimDef *pi);
 bool ll_is_fn_lam(const MimDef *lam);
+/* The LLVM type of the values of a continuation domain (what a function
+ * returns to it): "void", the one value's type, or a literal struct. */
+const char *ll_values_type(LL *ll, MimDef *dom);
 const char *ll_fn_ret_type(LL *ll, MimDef *pi);
 const char *ll_fn_ptr_type(LL *ll, MimDef *pi);
 const char *ll_fn_name(LL *ll, MimDef *lam);
