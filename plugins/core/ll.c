@@ -354,11 +354,17 @@ static const char *float_lit(LL *ll, unsigned width, uint64_t v) {
     if (width == 16) return ll_str(ll, "0xH%04X", (unsigned)(v & 0xffff));
     if (width == 32) {
         uint32_t bits = (uint32_t)v;
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        double d = f;
         uint64_t db;
-        memcpy(&db, &d, sizeof db);
+        if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)) {
+            /* a NaN: widened by hand, since a conversion to double quiets a
+             * signaling NaN (LLVM narrows this double pattern back exactly) */
+            db = (uint64_t)(bits >> 31) << 63 | UINT64_C(0x7ff) << 52 | (uint64_t)(bits & 0x7fffffu) << 29;
+        } else {
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            double d = f;
+            memcpy(&db, &d, sizeof db);
+        }
         return ll_str(ll, "0x%016" PRIX64, db);
     }
     return ll_str(ll, "0x%016" PRIX64, v);
