@@ -390,7 +390,9 @@ out:
     return r;
 }
 
-static void emit_ret(LL *ll, MimDef *arg) {
+/* The returned value of `return arg` built in the current block ("" if
+ * nothing is returned, NULL on error). */
+static const char *ret_value(LL *ll, MimDef *arg) {
     LLBlock *f = &ll->blocks.data[0];
     MimDef *ret_pi = f->comp[f->ncomp - 1];
     size_t n;
@@ -405,12 +407,19 @@ static void emit_ret(LL *ll, MimDef *arg) {
         vals[j] = split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
         ++k, last = j;
     }
-    if (ll->ok) {
-        if (k == 0) ll_inst(ll, "ret void");
-        else if (k == 1) ll_inst(ll, "ret %s %s", types[last], vals[last]);
-        else ll_inst(ll, "ret %s %s", ll->ret_type, aggregate(ll, ll->ret_type, "ret_val", types, vals, n));
-    }
+    const char *r = !ll->ok ? NULL : k == 0 ? "" : k == 1 ? vals[last]
+                  : aggregate(ll, ll->ret_type, "ret_val", types, vals, n);
     free(types), free(vals), free(comps);
+    return r;
+}
+
+static const char *ret_inst(LL *ll, const char *v) {
+    return *v ? ll_str(ll, "ret %s %s", ll->ret_type, v) : "ret void";
+}
+
+static void emit_ret(LL *ll, MimDef *arg) {
+    const char *v = ret_value(ll, arg);
+    if (v) ll_inst(ll, "%s", ret_inst(ll, v));
 }
 
 static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
@@ -491,21 +500,36 @@ static void emit_terminator(LL *ll, int b) {
     case LL_T_BRANCH: {
         MimDef *tup = mim_def_op(t.callee, 0), *index = mim_def_op(t.callee, 1);
         size_t n = mim_def_num_ops(tup);
-        for (size_t k = 0; k < n; ++k) jump_args(ll, ll_block_of(ll, mim_def_op(tup, k)), t.arg);
-        const char *c = ll_val(ll, index);
-        unsigned w = ll_int_width(ll, mim_def_type(index));
-        if (!c || !w) return;
-        const char *l0 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 0))].label;
-        if (n == 2) {
-            const char *l1 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 1))].label;
-            ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, l1, l0);
-            return;
+        const char **labels = calloc(n, sizeof *labels), *stub = NULL;
+        if (!labels) abort();
+        for (size_t k = 0; k < n && ll->ok; ++k) {
+            MimDef *target = mim_def_op(tup, k);
+            if (ll_is_ret(ll, target)) {
+                /* returning on one edge: the value is built here and a stub
+                 * block after the function's blocks returns it */
+                if (!stub) {
+                    const char *v = ret_value(ll, t.arg);
+                    if (!v) break;
+                    stub = ll_str(ll, "%s.ret", ll->blocks.data[b].label);
+                    ll_buf_printf(&ll->stubs, "%s:\n    %s\n", stub, ret_inst(ll, v));
+                }
+                labels[k] = stub;
+                continue;
+            }
+            int to = ll_block_of(ll, target);
+            jump_args(ll, to, t.arg);
+            labels[k] = ll->blocks.data[to].label;
         }
-        LLBuf cases = {0};
-        for (size_t k = 1; k < n; ++k)
-            ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, ll->blocks.data[ll_block_of(ll, mim_def_op(tup, k))].label);
-        ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, l0, cases.data);
-        mim_vec_free(&cases);
+        const char *c = ll->ok ? ll_val(ll, index) : NULL;
+        unsigned w = ll_int_width(ll, mim_def_type(index));
+        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, labels[1], labels[0]);
+        if (c && w && n > 2) {
+            LLBuf cases = {0};
+            for (size_t k = 1; k < n; ++k) ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, labels[k]);
+            ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, labels[0], cases.data);
+            mim_vec_free(&cases);
+        }
+        free(labels);
         return;
     }
     case LL_T_CALL: emit_call(ll, body, &t); return;
@@ -567,6 +591,7 @@ bool ll_emit_function(LL *ll) {
         }
         if (b->body.len) ll_buf_printf(out, "%s", b->body.data);
     }
+    if (ll->stubs.len) ll_buf_printf(out, "%s", ll->stubs.data);
     ll_buf_printf(out, "}\n\n");
     return ll->ok;
 }

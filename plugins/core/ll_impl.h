@@ -81,6 +81,7 @@ typedef struct LL {
     size_t norder;
     int bb;          /* block being emitted */
     LLBuf allocas;   /* entry-block allocas (dynamic extract/insert) */
+    LLBuf stubs;     /* blocks that only return: branch targets that are the return continuation */
     const char *ret_type;
     unsigned tmp;    /* counter for temporaries */
 } LL;

@@ -51,6 +51,7 @@ void ll_fn_free(LL *ll) {
     ll->order = NULL;
     ll->norder = 0;
     mim_vec_free(&ll->allocas);
+    mim_vec_free(&ll->stubs);
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {
@@ -168,8 +169,10 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
     if (mim_def_node(c) == MIM_EXTRACT && mim_def_node(mim_def_op(c, 0)) == MIM_TUPLE) {
         MimDef *tup = mim_def_op(c, 0);
         bool all = mim_def_num_ops(tup) >= 2;
-        for (size_t i = 0, n = mim_def_num_ops(tup); i < n && all; ++i)
-            all = mim_def_op(tup, i) != ll->cur && ll_block_of(ll, mim_def_op(tup, i)) >= 0;
+        for (size_t i = 0, n = mim_def_num_ops(tup); i < n && all; ++i) {
+            MimDef *target = mim_def_op(tup, i);
+            all = ll_is_ret(ll, target) || (target != ll->cur && ll_block_of(ll, target) >= 0);
+        }
         if (all) {
             t->kind = LL_T_BRANCH;
             return true;
@@ -222,8 +225,10 @@ static bool build_cfg(LL *ll) {
         case LL_T_JUMP: add_edge(ll, (int)i, ll_block_of(ll, t.callee)); break;
         case LL_T_BRANCH: {
             MimDef *tup = mim_def_op(t.callee, 0);
-            for (size_t k = 0, n = mim_def_num_ops(tup); k < n; ++k)
-                add_edge(ll, (int)i, ll_block_of(ll, mim_def_op(tup, k)));
+            for (size_t k = 0, n = mim_def_num_ops(tup); k < n; ++k) {
+                int to = ll_is_ret(ll, mim_def_op(tup, k)) ? -1 : ll_block_of(ll, mim_def_op(tup, k));
+                if (to >= 0) add_edge(ll, (int)i, to); /* a return target is a stub of this block */
+            }
             break;
         }
         case LL_T_CALL: {
