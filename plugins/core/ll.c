@@ -57,6 +57,11 @@ const char *ll_name(LL *ll, const MimDef *d) {
 
 const char *ll_tmp(LL *ll, const char *hint) { return ll_str(ll, "%s.t%u", hint, ll->tmp++); }
 
+const char *ll_result(LL *ll, const MimDef *d) {
+    const char *n = ll_name(ll, d);
+    return ll->frames.len ? ll_str(ll, "%%%s.e%u", n, ll->tmp++) : ll_str(ll, "%%%s", n);
+}
+
 LLInfo *ll_info(LL *ll, const MimDef *d) {
     uint32_t gid = mim_def_gid(d);
     if (gid >= ll->num_gids) abort(); /* the World is frozen: no new node */
@@ -68,9 +73,64 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->block = -1;
         i->effect = i->visiting = i->emitted = i->seen = 0;
         i->val = NULL;
+        i->pdep_done = 0;
     }
     return i;
 }
+
+/* Union of the pack sets a and b (at most two packs each) into r. */
+static void pdep_join(MimDef **r, MimDef *const *a) {
+    if (r[0] == LL_PDEP_MANY) return;
+    for (int k = 0; k < 2 && a[k]; ++k) {
+        if (a[k] == LL_PDEP_MANY) {
+            r[0] = LL_PDEP_MANY, r[1] = NULL;
+            return;
+        }
+        if (r[0] == a[k] || r[1] == a[k]) continue;
+        if (!r[0]) r[0] = a[k];
+        else if (!r[1]) r[1] = a[k];
+        else {
+            r[0] = LL_PDEP_MANY, r[1] = NULL;
+            return;
+        }
+    }
+}
+
+static MimDef *const *pack_deps(LL *ll, MimDef *d) {
+    static MimDef *const none[2] = {NULL, NULL};
+    /* a mutable (and what uses one) may hide a variable from the flags */
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return none;
+    LLInfo *i = ll_info(ll, d);
+    if (i->pdep_done) return i->pdep;
+    i->pdep_done = 1; /* empty while in progress: a cycle runs through a mutable */
+    i->pdep[0] = i->pdep[1] = NULL;
+    MimDef *r[2] = {NULL, NULL};
+    switch (mim_def_node(d)) {
+    case MIM_VAR: {
+        MimDef *b = mim_def_op(d, 0);
+        if (b && mim_def_node(b) == MIM_PACK && mim_def_is_mut(b)) r[0] = b;
+        break;
+    }
+    case MIM_LAM: break; /* blocks and functions bind their own variables */
+    case MIM_PACK:
+        if (mim_def_is_mut(d)) { /* its own variable is bound here */
+            pdep_join(r, pack_deps(ll, mim_def_op(d, 0)));
+            if (r[1] == d) r[1] = NULL;
+            if (r[0] == d) r[0] = r[1], r[1] = NULL;
+            break;
+        }
+        /* fall through */
+    default:
+        for (size_t k = 0, n = mim_def_num_ops(d); k < n && r[0] != LL_PDEP_MANY; ++k)
+            pdep_join(r, pack_deps(ll, mim_def_op(d, k)));
+        break;
+    }
+    i = ll_info(ll, d);
+    i->pdep[0] = r[0], i->pdep[1] = r[1];
+    return i->pdep;
+}
+
+MimDef *ll_pack_dep(LL *ll, MimDef *d) { return pack_deps(ll, d)[0]; }
 
 void ll_error(LL *ll, const MimDef *d, const char *why) {
     if (!ll->ok) return; /* the first error is the useful one */
@@ -502,6 +562,7 @@ static void ll_free(LL *ll) {
     for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.data[i]);
     mim_vec_free(&ll->strings), mim_vec_free(&ll->decls), mim_vec_free(&ll->imports);
     mim_vec_free(&ll->queue);
+    mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     ll_fn_free(ll);
     mim_vec_free(&ll->blocks);

@@ -56,8 +56,37 @@ static const char *whole_var(LL *ll, MimDef *var);
 static bool is_inner_tuple(LL *ll, MimDef *d);
 static const char *inner_tuple(LL *ll, MimDef *d);
 
+/* A node of a dependent pack's body, for the element being emitted. */
+static const char *frame_val(LL *ll, MimDef *d) {
+    if (mim_def_node(d) == MIM_VAR) {
+        for (size_t k = ll->frames.len; k-- > 0;)
+            if (ll->frames.data[k].binder == mim_def_op(d, 0)) return ll->frames.data[k].value;
+        ll_error(ll, d, "pack variable outside its pack");
+        return NULL;
+    }
+    for (size_t k = ll->cache_keys.len; k-- > 0;)
+        if (ll->cache_keys.data[k] == d) return ll->cache_vals.data[k];
+    const char *v = emit_node(ll, d);
+    if (v) {
+        mim_vec_push(&ll->cache_keys, d);
+        mim_vec_push(&ll->cache_vals, (void *)v);
+    }
+    return v;
+}
+
+/* Element j of a dependent pack ‹i: n; body›: body with i = j. */
+static const char *pack_elem(LL *ll, MimDef *pack, size_t j) {
+    LLFrame f = {pack, j, ll_str(ll, "%zu", j), ll->cache_keys.len};
+    mim_vec_push(&ll->frames, f);
+    const char *v = ll_val(ll, mim_def_op(pack, 0));
+    --ll->frames.len;
+    ll->cache_keys.len = ll->cache_vals.len = f.cache_mark;
+    return v;
+}
+
 const char *ll_val(LL *ll, MimDef *d) {
     if (!d || !ll->ok) return NULL;
+    if (ll->frames.len && ll_pack_dep(ll, d)) return frame_val(ll, d);
     LLInfo *i = ll_info(ll, d);
     if (i->emitted) {
         if (!ll_dominates(ll, i->place, ll->bb)) {
@@ -136,6 +165,7 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
     if (!d || !ll->ok) return NULL;
     if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return ll_val(ll, mim_def_op(d, j));
     if (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)) return ll_val(ll, mim_def_op(d, 0));
+    if (mim_def_node(d) == MIM_PACK) return pack_elem(ll, d, j);
     if (mim_def_node(d) == MIM_VAR || is_inner_tuple(ll, d)) { /* parameters directly */
         MimDef *var = mim_def_node(d) == MIM_VAR ? d : mim_def_op(d, 0);
         int blk = ll_block_of(ll, mim_def_op(var, 0));
@@ -209,10 +239,22 @@ static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef
     return p;
 }
 
+/* A literal index, or the variable of a pack whose element is being emitted. */
+static bool index_lit(LL *ll, MimDef *index, uint64_t *j) {
+    if (mim_def_lit(index, j)) return true;
+    if (mim_def_node(index) != MIM_VAR) return false;
+    for (size_t k = ll->frames.len; k-- > 0;)
+        if (ll->frames.data[k].binder == mim_def_op(index, 0)) {
+            *j = ll->frames.data[k].index;
+            return true;
+        }
+    return false;
+}
+
 static const char *emit_extract(LL *ll, MimDef *d) {
     MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1);
     uint64_t j;
-    if (mim_def_lit(index, &j)) return ll_comp(ll, tup, (size_t)j);
+    if (index_lit(ll, index, &j)) return ll_comp(ll, tup, (size_t)j);
     const char *ety = ll_type(ll, mim_def_type(d));
     if (!ety) return NULL;
     if (!*ety) return "";
@@ -222,7 +264,7 @@ static const char *emit_extract(LL *ll, MimDef *d) {
         ll_int_width(ll, mim_def_type(index)) == 1) {
         const char *c = ll_val(ll, index), *a0 = ll_comp(ll, tup, 0), *a1 = ll_comp(ll, tup, 1);
         if (!c || !a0 || !a1) return NULL;
-        const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+        const char *r = ll_result(ll, d);
         ll_inst(ll, "%s = select i1 %s, %s %s, %s %s", r, c, ety, a1, ety, a0);
         return r;
     }
@@ -234,7 +276,7 @@ static const char *emit_extract(LL *ll, MimDef *d) {
     }
     const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
-    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+    const char *r = ll_result(ll, d);
     ll_inst(ll, "%s = load %s, %s* %s", r, ety, ety, p);
     return r;
 }
@@ -247,8 +289,8 @@ static const char *emit_insert(LL *ll, MimDef *d) {
     if (!aty || !agg || !v || !vty) return NULL;
     if (!*vty) return agg;
     uint64_t j;
-    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
-    if (mim_def_lit(index, &j)) {
+    const char *r = ll_result(ll, d);
+    if (index_lit(ll, index, &j)) {
         MimDef **comps;
         size_t n = type_comps(ll, tt, &comps), count;
         long idx = j < n ? value_index(ll, comps, n, (size_t)j, &count) : -1;

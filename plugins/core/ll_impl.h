@@ -43,7 +43,20 @@ typedef struct LLInfo {
     uint8_t seen;      /* discovery visited */
     const char *val;   /* emitted LLVM value ("" = no value) */
     uint8_t queued;    /* global: function queued for emission */
+    uint8_t pdep_done; /* pdep computed */
+    MimDef *pdep[2];   /* see ll_pack_dep: up to two packs, pdep[0] = LL_PDEP_MANY if more */
 } LLInfo;
+
+/* A dependent pack ‹i: n; body› being emitted element by element: its
+ * variable stands for the literal `value`; nodes of the body computed for
+ * this element are cached from `cache_mark` on (LL.cache_keys/vals). */
+typedef struct LLFrame {
+    MimDef *binder;
+    size_t index; /* the element */
+    const char *value;
+    size_t cache_mark;
+} LLFrame;
+#define LL_PDEP_MANY ((MimDef *)(uintptr_t)1)
 
 /* ---- blocks of a function ----------------------------------------------- */
 typedef struct LLBlock {
@@ -84,12 +97,17 @@ typedef struct LL {
     LLBuf stubs;     /* blocks that only return: branch targets that are the return continuation */
     const char *ret_type;
     unsigned tmp;    /* counter for temporaries */
+    MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
+    LLVec cache_keys, cache_vals;
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
 const char *ll_str(LL *ll, const char *fmt, ...) MIM_PRINTF(2, 3);
 const char *ll_name(LL *ll, const MimDef *d); /* <name>_<gid>, sanitized */
 const char *ll_tmp(LL *ll, const char *hint); /* fresh %-less temporary */
+/* %<name>_<gid> of an instruction's result; inside a dependent pack's
+ * element (computed once per element) with a fresh suffix. */
+const char *ll_result(LL *ll, const MimDef *d);
 LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if stale */
 void ll_error(LL *ll, const MimDef *d, const char *why);
 void ll_declare(LL *ll, const char *decl);
@@ -122,6 +140,10 @@ unsigned ll_int_width(LL *ll, MimDef *type);
 /* Constant value of d (no instruction needed), or NULL if d is not constant. */
 const char *ll_const(LL *ll, MimDef *d);
 void ll_enqueue_fn(LL *ll, MimDef *lam);
+/* A dependent pack (mutable ‹i: n; body›) whose variable occurs free in d:
+ * NULL if none, LL_PDEP_MANY if variables of more than two packs do (packs
+ * nest at most two deep when the inner body uses both variables). */
+MimDef *ll_pack_dep(LL *ll, MimDef *d);
 
 /* ---- ll_sched.c ------------------------------------------------------------ */
 typedef enum LLTermKind {

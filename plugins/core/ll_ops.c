@@ -504,7 +504,7 @@ const char *ll_emit_axiom(LL *ll, MimDef *app) {
     Op o = {ll, app, mim_app_num_args(app), mim_annex_sub(id), mim_annex_base(id), NULL, NULL};
     o.ty = ll_type(ll, mim_def_type(app));
     if (!o.ty) return NULL;
-    o.r = ll_str(ll, "%%%s", ll_name(ll, app));
+    o.r = ll_result(ll, app);
     uint64_t plugin = mim_annex_plugin(id);
     if (plugin == MIM_core_ID) return op_core(&o);
     if (plugin == MIM_math_ID) return op_math(&o);

@@ -381,6 +381,18 @@ static int place(LL *ll, MimDef *d) {
         i->place = LL_PLACE_NONE;
         return i->place;
     }
+    /* part of a dependent pack's body: computed for each element where the
+     * pack is emitted (ll_comp), after the operands that do not depend on
+     * the pack's variable */
+    MimDef *pd = ll_pack_dep(ll, d);
+    if (pd == LL_PDEP_MANY) {
+        ll_error(ll, d, "a value depending on the variables of several nested packs");
+        return LL_PLACE_NONE;
+    }
+    if (pd && mim_def_node(d) == MIM_VAR) {
+        i->place = LL_PLACE_NONE;
+        return i->place;
+    }
     int pb;
     size_t pj;
     if (ll_is_ret(ll, d)) { /* the return continuation: only used by terminators */
@@ -425,6 +437,10 @@ static int place(LL *ll, MimDef *d) {
             p = deeper(ll, d, p, place_operand(ll, d, mim_def_op(d, k)));
     }
     i->visiting = 0;
+    if (pd && !i->effect) {
+        i->place = p;
+        return p;
+    }
     if (i->effect) {
         if (!ll_dominates(ll, p, i->place)) ll_error(ll, d, "operand does not dominate the memory effect");
         p = i->place;
