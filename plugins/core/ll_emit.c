@@ -180,6 +180,17 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
         }
     }
     MimDef *type = mim_resolve(ll->w, mim_def_type(d));
+    uint64_t len;
+    if (mim_def_node(type) == MIM_ARR && mim_def_lit(mim_def_op(type, 0), &len) && len > 4096) {
+        /* a large array: its elements need not be enumerated */
+        const char *ety = ll_type(ll, mim_def_op(type, 1)), *v = ety && *ety && j < len ? ll_val(ll, d) : NULL;
+        if (!ety || !*ety) return ety;
+        if (j >= len) ll_error(ll, d, "component out of range");
+        if (!v) return NULL;
+        const char *r = ll_str(ll, "%%%s", ll_tmp(ll, "ex"));
+        ll_inst(ll, "%s = extractvalue %s %s, %zu", r, ll_type(ll, type), v, j);
+        return r;
+    }
     MimDef **comps;
     size_t n = type_comps(ll, type, &comps), count;
     if (j >= n) {
@@ -290,6 +301,11 @@ static const char *emit_insert(LL *ll, MimDef *d) {
     if (!*vty) return agg;
     uint64_t j;
     const char *r = ll_result(ll, d);
+    uint64_t len;
+    if (index_lit(ll, index, &j) && mim_def_node(tt) == MIM_ARR && mim_def_lit(mim_def_op(tt, 0), &len) && len > 4096) {
+        ll_inst(ll, "%s = insertvalue %s %s, %s %s, %" PRIu64, r, aty, agg, vty, v, j);
+        return r;
+    }
     if (index_lit(ll, index, &j)) {
         MimDef **comps;
         size_t n = type_comps(ll, tt, &comps), count;
