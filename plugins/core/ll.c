@@ -70,6 +70,7 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->fn = ll->fn;
         i->place = LL_PLACE_UNSET;
         i->chain = -1;
+        i->need = -1;
         i->block = -1;
         i->effect = i->visiting = i->emitted = i->seen = 0;
         i->val = NULL;

@@ -36,6 +36,7 @@ typedef struct LLInfo {
     uint32_t fn;      /* stamp of the function the fields below belong to */
     int32_t place;    /* block of the instruction, LL_PLACE_NONE = constant */
     int32_t chain;    /* last block whose memory chain reached this node */
+    int32_t need;     /* last block for which the effects this value needs were checked */
     int32_t block;    /* a lambda: its block index in the current function */
     uint8_t effect;   /* placed by a memory chain */
     uint8_t visiting; /* placement in progress (cycle guard) */
@@ -95,6 +96,7 @@ typedef struct LL {
     int bb;          /* block being emitted */
     LLBuf allocas;   /* entry-block allocas (dynamic extract/insert) */
     LLBuf stubs;     /* blocks that only return: branch targets that are the return continuation */
+    LLVec effects;   /* effects found by the memory chains */
     const char *ret_type;
     unsigned tmp;    /* counter for temporaries */
     MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */

@@ -52,6 +52,7 @@ void ll_fn_free(LL *ll) {
     ll->norder = 0;
     mim_vec_free(&ll->allocas);
     mim_vec_free(&ll->stubs);
+    mim_vec_free(&ll->effects);
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {
@@ -338,12 +339,59 @@ static void walk_chain(LL *ll, MimDef *d, int b) {
         LLInfo *i = ll_info(ll, d);
         if (i->chain == b) return;
         i->chain = b;
+        if (!i->effect) mim_vec_push(&ll->effects, d);
         i->place = i->effect ? lca(ll, i->place, b) : b;
         i->effect = 1;
         for (size_t k = 0, n = mim_app_num_args(d); k < n; ++k) walk_chain(ll, mim_app_nth_arg(d, k), b);
         return;
     }
     default: return;
+    }
+}
+
+/* Effects whose values are used: the memory chains place an effect where
+ * its memory result is consumed, but its value may be needed earlier (a
+ * load whose memory goes to the return block of a call that takes the
+ * loaded value). Such an effect is hoisted to the dominator-tree LCA of its
+ * placement and the use, together with what it needs (its memory
+ * predecessors and operands). */
+static void hoist(LL *ll, MimDef *e, int b);
+
+/* The effects that value d needs must be placed in blocks dominating b. */
+static void need_at(LL *ll, MimDef *d, int b) {
+    if (!d || !ll->ok || mim_def_node(d) == MIM_LAM || mim_def_node(d) == MIM_VAR || is_type_level(d)) return;
+    LLInfo *i = ll_info(ll, d);
+    if (i->effect) {
+        if (!ll_dominates(ll, i->place, b)) hoist(ll, d, b);
+        return;
+    }
+    if (i->need == b) return;
+    i->need = b;
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) need_at(ll, mim_def_op(d, k), b);
+}
+
+static void hoist(LL *ll, MimDef *e, int b) {
+    LLInfo *i = ll_info(ll, e);
+    int p = lca(ll, i->place, b);
+    if (p == i->place) return;
+    i->place = p;
+    for (size_t k = 0, n = mim_def_num_ops(e); k < n; ++k) need_at(ll, mim_def_op(e, k), p);
+}
+
+/* Every value use: the terminators' operands and the effects' operands. */
+static void hoist_effects(LL *ll) {
+    for (size_t k = 0; k < ll->effects.len && ll->ok; ++k) {
+        MimDef *e = ll->effects.data[k];
+        int p = ll_info(ll, e)->place;
+        for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j) need_at(ll, mim_def_op(e, j), p);
+    }
+    for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
+        int b = ll->order[k];
+        LLTerm t;
+        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return;
+        need_at(ll, t.arg, b);
+        if (t.kind == LL_T_BRANCH) need_at(ll, mim_def_op(t.callee, 1), b);
+        if (t.kind == LL_T_CALL && mim_def_node(t.callee) != MIM_LAM) need_at(ll, t.callee, b);
     }
 }
 
@@ -481,6 +529,7 @@ bool ll_schedule(LL *ll) {
         if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return false;
         walk_chain(ll, t.arg, b);
     }
+    hoist_effects(ll);
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) place_terminator(ll, ll->order[k]);
     /* the emitted flag served as "operands placed" for effects */
     for (size_t k = 0; k < ll->blocks.len; ++k)
