@@ -57,6 +57,11 @@ const char *ll_name(LL *ll, const MimDef *d) {
 
 const char *ll_tmp(LL *ll, const char *hint) { return ll_str(ll, "%s.t%u", hint, ll->tmp++); }
 
+const char *ll_result(LL *ll, const MimDef *d) {
+    const char *n = ll_name(ll, d);
+    return ll->frames.len ? ll_str(ll, "%%%s.e%u", n, ll->tmp++) : ll_str(ll, "%%%s", n);
+}
+
 LLInfo *ll_info(LL *ll, const MimDef *d) {
     uint32_t gid = mim_def_gid(d);
     if (gid >= ll->num_gids) abort(); /* the World is frozen: no new node */
@@ -65,12 +70,68 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->fn = ll->fn;
         i->place = LL_PLACE_UNSET;
         i->chain = -1;
+        i->need = -1;
         i->block = -1;
         i->effect = i->visiting = i->emitted = i->seen = 0;
         i->val = NULL;
+        i->pdep_done = 0;
     }
     return i;
 }
+
+/* Union of the pack sets a and b (at most two packs each) into r. */
+static void pdep_join(MimDef **r, MimDef *const *a) {
+    if (r[0] == LL_PDEP_MANY) return;
+    for (int k = 0; k < 2 && a[k]; ++k) {
+        if (a[k] == LL_PDEP_MANY) {
+            r[0] = LL_PDEP_MANY, r[1] = NULL;
+            return;
+        }
+        if (r[0] == a[k] || r[1] == a[k]) continue;
+        if (!r[0]) r[0] = a[k];
+        else if (!r[1]) r[1] = a[k];
+        else {
+            r[0] = LL_PDEP_MANY, r[1] = NULL;
+            return;
+        }
+    }
+}
+
+static MimDef *const *pack_deps(LL *ll, MimDef *d) {
+    static MimDef *const none[2] = {NULL, NULL};
+    /* a mutable (and what uses one) may hide a variable from the flags */
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return none;
+    LLInfo *i = ll_info(ll, d);
+    if (i->pdep_done) return i->pdep;
+    i->pdep_done = 1; /* empty while in progress: a cycle runs through a mutable */
+    i->pdep[0] = i->pdep[1] = NULL;
+    MimDef *r[2] = {NULL, NULL};
+    switch (mim_def_node(d)) {
+    case MIM_VAR: {
+        MimDef *b = mim_def_op(d, 0);
+        if (b && mim_def_node(b) == MIM_PACK && mim_def_is_mut(b)) r[0] = b;
+        break;
+    }
+    case MIM_LAM: break; /* blocks and functions bind their own variables */
+    case MIM_PACK:
+        if (mim_def_is_mut(d)) { /* its own variable is bound here */
+            pdep_join(r, pack_deps(ll, mim_def_op(d, 0)));
+            if (r[1] == d) r[1] = NULL;
+            if (r[0] == d) r[0] = r[1], r[1] = NULL;
+            break;
+        }
+        /* fall through */
+    default:
+        for (size_t k = 0, n = mim_def_num_ops(d); k < n && r[0] != LL_PDEP_MANY; ++k)
+            pdep_join(r, pack_deps(ll, mim_def_op(d, k)));
+        break;
+    }
+    i = ll_info(ll, d);
+    i->pdep[0] = r[0], i->pdep[1] = r[1];
+    return i->pdep;
+}
+
+MimDef *ll_pack_dep(LL *ll, MimDef *d) { return pack_deps(ll, d)[0]; }
 
 void ll_error(LL *ll, const MimDef *d, const char *why) {
     if (!ll->ok) return; /* the first error is the useful one */
@@ -122,8 +183,11 @@ unsigned ll_int_width(LL *ll, MimDef *type) {
     type = mim_resolve(ll->w, type);
     if (!type) return 0;
     if (mim_def_node(type) == MIM_NAT) return 64;
+    if (mim_def_node(type) != MIM_APP || mim_app_callee(type) != mim_idx(ll->w)) return 0;
+    /* `Idx ⊤:Nat` (string positions, lea indices) and any other size that is
+     * not a literal: 64 bits, like the reference's Idx::size2bitwidth */
     uint64_t s;
-    if (!core_idx_lit_size(ll->w, type, &s)) return 0;
+    if (!core_idx_lit_size(ll->w, type, &s)) return 64;
     unsigned w = core_width(s);
     return w ? w : 1;
 }
@@ -217,16 +281,19 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     return r;
 }
 
-const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
-    MimDef *ret = ll_ret_pi(pi);
-    if (!ret) return NULL;
+const char *ll_values_type(LL *ll, MimDef *dom) {
     size_t n;
     MimDef **comps;
-    ll_domain_comps(mim_pi_dom(ret), &n, &comps);
+    ll_domain_comps(dom, &n, &comps);
     const char *t = ll_aggregate(ll, comps, n, false);
     free(comps);
     if (t && !*t) t = "void";
     return t;
+}
+
+const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
+    MimDef *ret = ll_ret_pi(pi);
+    return ret ? ll_values_type(ll, mim_pi_dom(ret)) : NULL;
 }
 
 const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {
@@ -348,11 +415,17 @@ static const char *float_lit(LL *ll, unsigned width, uint64_t v) {
     if (width == 16) return ll_str(ll, "0xH%04X", (unsigned)(v & 0xffff));
     if (width == 32) {
         uint32_t bits = (uint32_t)v;
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        double d = f;
         uint64_t db;
-        memcpy(&db, &d, sizeof db);
+        if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu)) {
+            /* a NaN: widened by hand, since a conversion to double quiets a
+             * signaling NaN (LLVM narrows this double pattern back exactly) */
+            db = (uint64_t)(bits >> 31) << 63 | UINT64_C(0x7ff) << 52 | (uint64_t)(bits & 0x7fffffu) << 29;
+        } else {
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            double d = f;
+            memcpy(&db, &d, sizeof db);
+        }
         return ll_str(ll, "0x%016" PRIX64, db);
     }
     return ll_str(ll, "0x%016" PRIX64, v);
@@ -490,6 +563,7 @@ static void ll_free(LL *ll) {
     for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.data[i]);
     mim_vec_free(&ll->strings), mim_vec_free(&ll->decls), mim_vec_free(&ll->imports);
     mim_vec_free(&ll->queue);
+    mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     ll_fn_free(ll);
     mim_vec_free(&ll->blocks);

@@ -56,8 +56,37 @@ static const char *whole_var(LL *ll, MimDef *var);
 static bool is_inner_tuple(LL *ll, MimDef *d);
 static const char *inner_tuple(LL *ll, MimDef *d);
 
+/* A node of a dependent pack's body, for the element being emitted. */
+static const char *frame_val(LL *ll, MimDef *d) {
+    if (mim_def_node(d) == MIM_VAR) {
+        for (size_t k = ll->frames.len; k-- > 0;)
+            if (ll->frames.data[k].binder == mim_def_op(d, 0)) return ll->frames.data[k].value;
+        ll_error(ll, d, "pack variable outside its pack");
+        return NULL;
+    }
+    for (size_t k = ll->cache_keys.len; k-- > 0;)
+        if (ll->cache_keys.data[k] == d) return ll->cache_vals.data[k];
+    const char *v = emit_node(ll, d);
+    if (v) {
+        mim_vec_push(&ll->cache_keys, d);
+        mim_vec_push(&ll->cache_vals, (void *)v);
+    }
+    return v;
+}
+
+/* Element j of a dependent pack ‹i: n; body›: body with i = j. */
+static const char *pack_elem(LL *ll, MimDef *pack, size_t j) {
+    LLFrame f = {pack, j, ll_str(ll, "%zu", j), ll->cache_keys.len};
+    mim_vec_push(&ll->frames, f);
+    const char *v = ll_val(ll, mim_def_op(pack, 0));
+    --ll->frames.len;
+    ll->cache_keys.len = ll->cache_vals.len = f.cache_mark;
+    return v;
+}
+
 const char *ll_val(LL *ll, MimDef *d) {
     if (!d || !ll->ok) return NULL;
+    if (ll->frames.len && ll_pack_dep(ll, d)) return frame_val(ll, d);
     LLInfo *i = ll_info(ll, d);
     if (i->emitted) {
         if (!ll_dominates(ll, i->place, ll->bb)) {
@@ -136,6 +165,7 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
     if (!d || !ll->ok) return NULL;
     if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return ll_val(ll, mim_def_op(d, j));
     if (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)) return ll_val(ll, mim_def_op(d, 0));
+    if (mim_def_node(d) == MIM_PACK) return pack_elem(ll, d, j);
     if (mim_def_node(d) == MIM_VAR || is_inner_tuple(ll, d)) { /* parameters directly */
         MimDef *var = mim_def_node(d) == MIM_VAR ? d : mim_def_op(d, 0);
         int blk = ll_block_of(ll, mim_def_op(var, 0));
@@ -150,6 +180,17 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
         }
     }
     MimDef *type = mim_resolve(ll->w, mim_def_type(d));
+    uint64_t len;
+    if (mim_def_node(type) == MIM_ARR && mim_def_lit(mim_def_op(type, 0), &len) && len > 4096) {
+        /* a large array: its elements need not be enumerated */
+        const char *ety = ll_type(ll, mim_def_op(type, 1)), *v = ety && *ety && j < len ? ll_val(ll, d) : NULL;
+        if (!ety || !*ety) return ety;
+        if (j >= len) ll_error(ll, d, "component out of range");
+        if (!v) return NULL;
+        const char *r = ll_str(ll, "%%%s", ll_tmp(ll, "ex"));
+        ll_inst(ll, "%s = extractvalue %s %s, %zu", r, ll_type(ll, type), v, j);
+        return r;
+    }
     MimDef **comps;
     size_t n = type_comps(ll, type, &comps), count;
     if (j >= n) {
@@ -188,9 +229,11 @@ static const char *whole_var(LL *ll, MimDef *var) {
 }
 
 /* Dynamic index into an aggregate in memory (ll-backend.md §5.1): an
- * entry-block alloca, a store and a gep; returns the element pointer. */
-static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index) {
+ * entry-block alloca (*slot), a store and a gep; returns the element
+ * pointer. */
+static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index, const char **pslot) {
     const char *slot = ll_str(ll, "%%%s", ll_tmp(ll, "agg"));
+    *pslot = slot;
     ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
     ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
     const char *iv = ll_val(ll, index);
@@ -207,10 +250,22 @@ static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef
     return p;
 }
 
+/* A literal index, or the variable of a pack whose element is being emitted. */
+static bool index_lit(LL *ll, MimDef *index, uint64_t *j) {
+    if (mim_def_lit(index, j)) return true;
+    if (mim_def_node(index) != MIM_VAR) return false;
+    for (size_t k = ll->frames.len; k-- > 0;)
+        if (ll->frames.data[k].binder == mim_def_op(index, 0)) {
+            *j = ll->frames.data[k].index;
+            return true;
+        }
+    return false;
+}
+
 static const char *emit_extract(LL *ll, MimDef *d) {
     MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1);
     uint64_t j;
-    if (mim_def_lit(index, &j)) return ll_comp(ll, tup, (size_t)j);
+    if (index_lit(ll, index, &j)) return ll_comp(ll, tup, (size_t)j);
     const char *ety = ll_type(ll, mim_def_type(d));
     if (!ety) return NULL;
     if (!*ety) return "";
@@ -220,7 +275,7 @@ static const char *emit_extract(LL *ll, MimDef *d) {
         ll_int_width(ll, mim_def_type(index)) == 1) {
         const char *c = ll_val(ll, index), *a0 = ll_comp(ll, tup, 0), *a1 = ll_comp(ll, tup, 1);
         if (!c || !a0 || !a1) return NULL;
-        const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+        const char *r = ll_result(ll, d);
         ll_inst(ll, "%s = select i1 %s, %s %s, %s %s", r, c, ety, a1, ety, a0);
         return r;
     }
@@ -230,9 +285,9 @@ static const char *emit_extract(LL *ll, MimDef *d) {
         ll_error(ll, d, "dynamic index into a non-array");
         return NULL;
     }
-    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
-    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
+    const char *r = ll_result(ll, d);
     ll_inst(ll, "%s = load %s, %s* %s", r, ety, ety, p);
     return r;
 }
@@ -245,8 +300,13 @@ static const char *emit_insert(LL *ll, MimDef *d) {
     if (!aty || !agg || !v || !vty) return NULL;
     if (!*vty) return agg;
     uint64_t j;
-    const char *r = ll_str(ll, "%%%s", ll_name(ll, d));
-    if (mim_def_lit(index, &j)) {
+    const char *r = ll_result(ll, d);
+    uint64_t len;
+    if (index_lit(ll, index, &j) && mim_def_node(tt) == MIM_ARR && mim_def_lit(mim_def_op(tt, 0), &len) && len > 4096) {
+        ll_inst(ll, "%s = insertvalue %s %s, %s %s, %" PRIu64, r, aty, agg, vty, v, j);
+        return r;
+    }
+    if (index_lit(ll, index, &j)) {
         MimDef **comps;
         size_t n = type_comps(ll, tt, &comps), count;
         long idx = j < n ? value_index(ll, comps, n, (size_t)j, &count) : -1;
@@ -260,10 +320,10 @@ static const char *emit_insert(LL *ll, MimDef *d) {
         ll_error(ll, d, "dynamic index into a non-array");
         return NULL;
     }
-    const char *p = dyn_elem_ptr(ll, aty, agg, index);
+    const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
     ll_inst(ll, "store %s %s, %s* %s", vty, v, vty, p);
-    ll_inst(ll, "%s = load %s, %s* %s", r, aty, aty, p);
+    ll_inst(ll, "%s = load %s, %s* %s", r, aty, aty, slot);
     return r;
 }
 
@@ -359,8 +419,11 @@ static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
     size_t n, inner;
     MimDef **comps;
     bool split = ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    /* the caller's own variable (same domain type, so the same components):
+     * its parameters are the arguments */
+    bool own = mim_def_node(arg) == MIM_VAR && mim_def_op(arg, 0) == ll->cur && mim_def_type(arg) == mim_pi_dom(pi);
     MimDef *inner_arg = inner && mim_def_node(arg) == MIM_TUPLE ? mim_def_op(arg, 0) : NULL;
-    if (inner && !inner_arg) {
+    if (inner && !inner_arg && !own) {
         ll_error(ll, arg, "call argument is not a tuple");
         free(comps);
         return NULL;
@@ -372,7 +435,8 @@ static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
         const char *ty = ll_type(ll, comps[j]);
         if (!ty) goto out;
         if (!*ty) continue;
-        const char *v = inner ? (inner == 1 ? ll_val(ll, inner_arg) : ll_comp(ll, inner_arg, j))
+        const char *v = own ? param_name(ll, 0, j, NULL)
+                        : inner ? (inner == 1 ? ll_val(ll, inner_arg) : ll_comp(ll, inner_arg, j))
                         : split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
         if (!v) goto out;
         ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", ty, v);
@@ -384,7 +448,9 @@ out:
     return r;
 }
 
-static void emit_ret(LL *ll, MimDef *arg) {
+/* The returned value of `return arg` built in the current block ("" if
+ * nothing is returned, NULL on error). */
+static const char *ret_value(LL *ll, MimDef *arg) {
     LLBlock *f = &ll->blocks.data[0];
     MimDef *ret_pi = f->comp[f->ncomp - 1];
     size_t n;
@@ -399,12 +465,19 @@ static void emit_ret(LL *ll, MimDef *arg) {
         vals[j] = split ? ll_comp(ll, arg, j) : ll_val(ll, arg);
         ++k, last = j;
     }
-    if (ll->ok) {
-        if (k == 0) ll_inst(ll, "ret void");
-        else if (k == 1) ll_inst(ll, "ret %s %s", types[last], vals[last]);
-        else ll_inst(ll, "ret %s %s", ll->ret_type, aggregate(ll, ll->ret_type, "ret_val", types, vals, n));
-    }
+    const char *r = !ll->ok ? NULL : k == 0 ? "" : k == 1 ? vals[last]
+                  : aggregate(ll, ll->ret_type, "ret_val", types, vals, n);
     free(types), free(vals), free(comps);
+    return r;
+}
+
+static const char *ret_inst(LL *ll, const char *v) {
+    return *v ? ll_str(ll, "ret %s %s", ll->ret_type, v) : "ret void";
+}
+
+static void emit_ret(LL *ll, MimDef *arg) {
+    const char *v = ret_value(ll, arg);
+    if (v) ll_inst(ll, "%s", ret_inst(ll, v));
 }
 
 static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
@@ -420,11 +493,11 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
         res = ll_str(ll, "%%%sret", ll_name(ll, body));
         ll_inst(ll, "%s = call %s %s(%s)", res, rt, fn, args);
     }
-    if (mim_def_node(t->k) == MIM_BOT) {
+    if (!t->own_args && mim_def_node(t->k) == MIM_BOT) {
         ll_inst(ll, "unreachable");
         return;
     }
-    if (ll_is_ret(ll, t->k)) {
+    if (t->own_args || ll_is_ret(ll, t->k)) {
         if (strcmp(rt, ll->ret_type) != 0) {
             ll_error(ll, body, "tail call with a different return type");
             return;
@@ -435,6 +508,12 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
     }
     int to = ll_block_of(ll, t->k);
     LLBlock *k = &ll->blocks.data[to];
+    const char *kt = ll_values_type(ll, mim_pi_dom(mim_def_type(t->k)));
+    if (!kt) return;
+    if (strcmp(kt, rt) != 0) { /* e.g. «n; T» returned to a block taking «3; T» */
+        ll_error(ll, body, "the callee's return type differs from the return continuation's parameters");
+        return;
+    }
     size_t count = 0;
     for (size_t j = 0; j < k->ncomp; ++j) {
         const char *ty = param_type(ll, k, j);
@@ -479,21 +558,36 @@ static void emit_terminator(LL *ll, int b) {
     case LL_T_BRANCH: {
         MimDef *tup = mim_def_op(t.callee, 0), *index = mim_def_op(t.callee, 1);
         size_t n = mim_def_num_ops(tup);
-        for (size_t k = 0; k < n; ++k) jump_args(ll, ll_block_of(ll, mim_def_op(tup, k)), t.arg);
-        const char *c = ll_val(ll, index);
-        unsigned w = ll_int_width(ll, mim_def_type(index));
-        if (!c || !w) return;
-        const char *l0 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 0))].label;
-        if (n == 2) {
-            const char *l1 = ll->blocks.data[ll_block_of(ll, mim_def_op(tup, 1))].label;
-            ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, l1, l0);
-            return;
+        const char **labels = calloc(n, sizeof *labels), *stub = NULL;
+        if (!labels) abort();
+        for (size_t k = 0; k < n && ll->ok; ++k) {
+            MimDef *target = mim_def_op(tup, k);
+            if (ll_is_ret(ll, target)) {
+                /* returning on one edge: the value is built here and a stub
+                 * block after the function's blocks returns it */
+                if (!stub) {
+                    const char *v = ret_value(ll, t.arg);
+                    if (!v) break;
+                    stub = ll_str(ll, "%s.ret", ll->blocks.data[b].label);
+                    ll_buf_printf(&ll->stubs, "%s:\n    %s\n", stub, ret_inst(ll, v));
+                }
+                labels[k] = stub;
+                continue;
+            }
+            int to = ll_block_of(ll, target);
+            jump_args(ll, to, t.arg);
+            labels[k] = ll->blocks.data[to].label;
         }
-        LLBuf cases = {0};
-        for (size_t k = 1; k < n; ++k)
-            ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, ll->blocks.data[ll_block_of(ll, mim_def_op(tup, k))].label);
-        ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, l0, cases.data);
-        mim_vec_free(&cases);
+        const char *c = ll->ok ? ll_val(ll, index) : NULL;
+        unsigned w = ll_int_width(ll, mim_def_type(index));
+        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, labels[1], labels[0]);
+        if (c && w && n > 2) {
+            LLBuf cases = {0};
+            for (size_t k = 1; k < n; ++k) ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, labels[k]);
+            ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, labels[0], cases.data);
+            mim_vec_free(&cases);
+        }
+        free(labels);
         return;
     }
     case LL_T_CALL: emit_call(ll, body, &t); return;
@@ -555,6 +649,7 @@ bool ll_emit_function(LL *ll) {
         }
         if (b->body.len) ll_buf_printf(out, "%s", b->body.data);
     }
+    if (ll->stubs.len) ll_buf_printf(out, "%s", ll->stubs.data);
     ll_buf_printf(out, "}\n\n");
     return ll->ok;
 }

@@ -36,6 +36,7 @@ typedef struct LLInfo {
     uint32_t fn;      /* stamp of the function the fields below belong to */
     int32_t place;    /* block of the instruction, LL_PLACE_NONE = constant */
     int32_t chain;    /* last block whose memory chain reached this node */
+    int32_t need;     /* last block for which the effects this value needs were checked */
     int32_t block;    /* a lambda: its block index in the current function */
     uint8_t effect;   /* placed by a memory chain */
     uint8_t visiting; /* placement in progress (cycle guard) */
@@ -43,7 +44,20 @@ typedef struct LLInfo {
     uint8_t seen;      /* discovery visited */
     const char *val;   /* emitted LLVM value ("" = no value) */
     uint8_t queued;    /* global: function queued for emission */
+    uint8_t pdep_done; /* pdep computed */
+    MimDef *pdep[2];   /* see ll_pack_dep: up to two packs, pdep[0] = LL_PDEP_MANY if more */
 } LLInfo;
+
+/* A dependent pack ‹i: n; body› being emitted element by element: its
+ * variable stands for the literal `value`; nodes of the body computed for
+ * this element are cached from `cache_mark` on (LL.cache_keys/vals). */
+typedef struct LLFrame {
+    MimDef *binder;
+    size_t index; /* the element */
+    const char *value;
+    size_t cache_mark;
+} LLFrame;
+#define LL_PDEP_MANY ((MimDef *)(uintptr_t)1)
 
 /* ---- blocks of a function ----------------------------------------------- */
 typedef struct LLBlock {
@@ -81,14 +95,21 @@ typedef struct LL {
     size_t norder;
     int bb;          /* block being emitted */
     LLBuf allocas;   /* entry-block allocas (dynamic extract/insert) */
+    LLBuf stubs;     /* blocks that only return: branch targets that are the return continuation */
+    LLVec effects;   /* effects found by the memory chains */
     const char *ret_type;
     unsigned tmp;    /* counter for temporaries */
+    MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
+    LLVec cache_keys, cache_vals;
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
 const char *ll_str(LL *ll, const char *fmt, ...) MIM_PRINTF(2, 3);
 const char *ll_name(LL *ll, const MimDef *d); /* <name>_<gid>, sanitized */
 const char *ll_tmp(LL *ll, const char *hint); /* fresh %-less temporary */
+/* %<name>_<gid> of an instruction's result; inside a dependent pack's
+ * element (computed once per element) with a fresh suffix. */
+const char *ll_result(LL *ll, const MimDef *d);
 LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if stale */
 void ll_error(LL *ll, const MimDef *d, const char *why);
 void ll_declare(LL *ll, const char *decl);
@@ -100,6 +121,9 @@ const char *ll_type(LL *ll, MimDef *type);
 /* A returning function type Cn [..., Cn R]: its return continuation type. */
 MimDef *ll_ret_pi(const MimDef *pi);
 bool ll_is_fn_lam(const MimDef *lam);
+/* The LLVM type of the values of a continuation domain (what a function
+ * returns to it): "void", the one value's type, or a literal struct. */
+const char *ll_values_type(LL *ll, MimDef *dom);
 const char *ll_fn_ret_type(LL *ll, MimDef *pi);
 const char *ll_fn_ptr_type(LL *ll, MimDef *pi);
 const char *ll_fn_name(LL *ll, MimDef *lam);
@@ -112,11 +136,16 @@ bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out);
 bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner);
 /* Float format width of %math.F (p, e) for the three IEEE formats, else 0. */
 unsigned ll_float_width(MimDef *type);
-/* Bit width of Idx s / Nat, 0 if none. */
+/* Bit width of Idx s / Nat, 0 if none; 64 for an Idx whose size is not a
+ * literal (`Idx ⊤:Nat`). */
 unsigned ll_int_width(LL *ll, MimDef *type);
 /* Constant value of d (no instruction needed), or NULL if d is not constant. */
 const char *ll_const(LL *ll, MimDef *d);
 void ll_enqueue_fn(LL *ll, MimDef *lam);
+/* A dependent pack (mutable ‹i: n; body›) whose variable occurs free in d:
+ * NULL if none, LL_PDEP_MANY if variables of more than two packs do (packs
+ * nest at most two deep when the inner body uses both variables). */
+MimDef *ll_pack_dep(LL *ll, MimDef *d);
 
 /* ---- ll_sched.c ------------------------------------------------------------ */
 typedef enum LLTermKind {
@@ -127,6 +156,10 @@ typedef enum LLTermKind {
 typedef struct LLTerm {
     LLTermKind kind;
     MimDef *callee, *arg, *k;
+    /* a call whose argument is the calling function's own variable (an
+     * eta-expanded wrapper `f x = g x`): a tail call with the caller's
+     * parameters, k = NULL */
+    bool own_args;
 } LLTerm;
 bool ll_classify(LL *ll, MimDef *body, LLTerm *t);
 /* Builds blocks, CFG, RPO, dominators, placement for ll->cur. */

@@ -106,6 +106,46 @@ static const char *op_bit2(const Op *o) {
     }
 }
 
+/* An icmp sub-tag without a single LLVM predicate (core.md §5.9): the OR of
+ * its disjoint relations X (x ≥s 0 > y: ult ∧ sgt), Y (x <s 0 ≤ y:
+ * ugt ∧ slt), G (same sign, x > y: ugt ∧ sgt), L (same sign, x < y:
+ * ult ∧ slt) and E (eq). */
+static const char *icmp_relations(const Op *o, MimDef *pair, const char *ity, unsigned sub) {
+    LL *ll = o->ll;
+    const char *a = comp(o, pair, 0), *b = comp(o, pair, 1);
+    if (!a || !b) return NULL;
+    const char *p = ll_tmp(ll, "rel");
+    static const char *preds[4] = {"ult", "ugt", "slt", "sgt"};
+    for (int k = 0; k < 4; ++k) ll_inst(ll, "%%%s.%s = icmp %s %s %s, %s", p, preds[k], preds[k], ity, a, b);
+    static const struct {
+        unsigned bit;
+        const char *u, *s;
+    } rels[4] = {{16, "ult", "sgt"}, {8, "ugt", "slt"}, {4, "ugt", "sgt"}, {2, "ult", "slt"}};
+    const char *acc = NULL;
+    for (int k = 0; k < 4; ++k) {
+        if (!(sub & rels[k].bit)) continue;
+        const char *r = ll_str(ll, "%%%s.r%u", p, rels[k].bit);
+        ll_inst(ll, "%s = and i1 %%%s.%s, %%%s.%s", r, p, rels[k].u, p, rels[k].s);
+        if (acc) {
+            const char *n = ll_str(ll, "%%%s.or%u", p, rels[k].bit);
+            ll_inst(ll, "%s = or i1 %s, %s", n, acc, r);
+            r = n;
+        }
+        acc = r;
+    }
+    if (sub & 1) {
+        const char *e = ll_str(ll, "%%%s.eq", p);
+        ll_inst(ll, "%s = icmp eq %s %s, %s", e, ity, a, b);
+        if (acc) {
+            const char *n = ll_str(ll, "%%%s.or1", p);
+            ll_inst(ll, "%s = or i1 %s, %s", n, acc, e);
+            e = n;
+        }
+        acc = e;
+    }
+    return acc ? acc : "0";
+}
+
 static const char *op_icmp(const Op *o, MimDef *pair, const char *ity) {
     static const struct {
         uint64_t id;
@@ -126,7 +166,7 @@ static const char *op_icmp(const Op *o, MimDef *pair, const char *ity) {
             ll_inst(o->ll, "%s = icmp %s %s %s, %s", o->r, preds[i].pred, ity, a, b);
             return o->r;
         }
-    return unsupported(o, "icmp relation without an LLVM predicate");
+    return icmp_relations(o, pair, ity, (unsigned)(o->sub & 31));
 }
 
 static const char *op_ncmp(const Op *o) {
@@ -153,12 +193,15 @@ static const char *op_bitcast(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
     MimDef *st = mim_def_type(x), *dt = mim_def_type(o->app);
-    uint64_t lit;
-    if (mim_def_lit(x, &lit) && lit == 0 && !ll_int_width(ll, st) && !ll_float_width(st)) return "zeroinitializer";
-    const char *v = val(o, x), *sty = ll_type(ll, st);
-    if (!v || !sty) return NULL;
     bool sp = mim_match(st, MIM_mem_Ptr) != NULL, dp = mim_match(dt, MIM_mem_Ptr) != NULL;
     unsigned si = ll_int_width(ll, st), di = ll_int_width(ll, dt);
+    bool s_scalar = si || ll_float_width(st), d_scalar = di || dp || ll_float_width(dt);
+    /* a literal 0 (of any type) cast to an aggregate, or a 0 of a non-scalar
+     * type: the zero value (spec §5.2) */
+    uint64_t lit;
+    if (mim_def_lit(x, &lit) && lit == 0 && (!s_scalar || !d_scalar)) return "zeroinitializer";
+    const char *v = val(o, x), *sty = ll_type(ll, st);
+    if (!v || !sty) return NULL;
     const char *inst = "bitcast";
     if (sp && dp) inst = "bitcast";
     else if (sp && di) inst = "ptrtoint";
@@ -501,7 +544,7 @@ const char *ll_emit_axiom(LL *ll, MimDef *app) {
     Op o = {ll, app, mim_app_num_args(app), mim_annex_sub(id), mim_annex_base(id), NULL, NULL};
     o.ty = ll_type(ll, mim_def_type(app));
     if (!o.ty) return NULL;
-    o.r = ll_str(ll, "%%%s", ll_name(ll, app));
+    o.r = ll_result(ll, app);
     uint64_t plugin = mim_annex_plugin(id);
     if (plugin == MIM_core_ID) return op_core(&o);
     if (plugin == MIM_math_ID) return op_math(&o);

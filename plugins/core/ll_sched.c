@@ -51,6 +51,8 @@ void ll_fn_free(LL *ll) {
     ll->order = NULL;
     ll->norder = 0;
     mim_vec_free(&ll->allocas);
+    mim_vec_free(&ll->stubs);
+    mim_vec_free(&ll->effects);
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {
@@ -168,8 +170,10 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
     if (mim_def_node(c) == MIM_EXTRACT && mim_def_node(mim_def_op(c, 0)) == MIM_TUPLE) {
         MimDef *tup = mim_def_op(c, 0);
         bool all = mim_def_num_ops(tup) >= 2;
-        for (size_t i = 0, n = mim_def_num_ops(tup); i < n && all; ++i)
-            all = mim_def_op(tup, i) != ll->cur && ll_block_of(ll, mim_def_op(tup, i)) >= 0;
+        for (size_t i = 0, n = mim_def_num_ops(tup); i < n && all; ++i) {
+            MimDef *target = mim_def_op(tup, i);
+            all = ll_is_ret(ll, target) || (target != ll->cur && ll_block_of(ll, target) >= 0);
+        }
         if (all) {
             t->kind = LL_T_BRANCH;
             return true;
@@ -183,6 +187,11 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
         bool split = ll_domain_comps(mim_pi_dom(pi), &n, &comps);
         free(comps);
         t->k = !split ? t->arg : mim_def_node(t->arg) == MIM_TUPLE ? mim_def_op(t->arg, n - 1) : NULL;
+        if (!t->k && mim_def_node(t->arg) == MIM_VAR && mim_def_op(t->arg, 0) == ll->cur &&
+            mim_def_type(t->arg) == mim_pi_dom(pi)) {
+            t->own_args = true;
+            return true;
+        }
         if (!t->k) {
             ll_error(ll, body, "the return continuation of a call must be given explicitly");
             return false;
@@ -217,12 +226,14 @@ static bool build_cfg(LL *ll) {
         case LL_T_JUMP: add_edge(ll, (int)i, ll_block_of(ll, t.callee)); break;
         case LL_T_BRANCH: {
             MimDef *tup = mim_def_op(t.callee, 0);
-            for (size_t k = 0, n = mim_def_num_ops(tup); k < n; ++k)
-                add_edge(ll, (int)i, ll_block_of(ll, mim_def_op(tup, k)));
+            for (size_t k = 0, n = mim_def_num_ops(tup); k < n; ++k) {
+                int to = ll_is_ret(ll, mim_def_op(tup, k)) ? -1 : ll_block_of(ll, mim_def_op(tup, k));
+                if (to >= 0) add_edge(ll, (int)i, to); /* a return target is a stub of this block */
+            }
             break;
         }
         case LL_T_CALL: {
-            int k = mim_def_node(t.k) == MIM_LAM ? ll_block_of(ll, t.k) : -1;
+            int k = t.k && mim_def_node(t.k) == MIM_LAM ? ll_block_of(ll, t.k) : -1;
             if (k >= 0) add_edge(ll, (int)i, k);
             break;
         }
@@ -328,12 +339,59 @@ static void walk_chain(LL *ll, MimDef *d, int b) {
         LLInfo *i = ll_info(ll, d);
         if (i->chain == b) return;
         i->chain = b;
+        if (!i->effect) mim_vec_push(&ll->effects, d);
         i->place = i->effect ? lca(ll, i->place, b) : b;
         i->effect = 1;
         for (size_t k = 0, n = mim_app_num_args(d); k < n; ++k) walk_chain(ll, mim_app_nth_arg(d, k), b);
         return;
     }
     default: return;
+    }
+}
+
+/* Effects whose values are used: the memory chains place an effect where
+ * its memory result is consumed, but its value may be needed earlier (a
+ * load whose memory goes to the return block of a call that takes the
+ * loaded value). Such an effect is hoisted to the dominator-tree LCA of its
+ * placement and the use, together with what it needs (its memory
+ * predecessors and operands). */
+static void hoist(LL *ll, MimDef *e, int b);
+
+/* The effects that value d needs must be placed in blocks dominating b. */
+static void need_at(LL *ll, MimDef *d, int b) {
+    if (!d || !ll->ok || mim_def_node(d) == MIM_LAM || mim_def_node(d) == MIM_VAR || is_type_level(d)) return;
+    LLInfo *i = ll_info(ll, d);
+    if (i->effect) {
+        if (!ll_dominates(ll, i->place, b)) hoist(ll, d, b);
+        return;
+    }
+    if (i->need == b) return;
+    i->need = b;
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) need_at(ll, mim_def_op(d, k), b);
+}
+
+static void hoist(LL *ll, MimDef *e, int b) {
+    LLInfo *i = ll_info(ll, e);
+    int p = lca(ll, i->place, b);
+    if (p == i->place) return;
+    i->place = p;
+    for (size_t k = 0, n = mim_def_num_ops(e); k < n; ++k) need_at(ll, mim_def_op(e, k), p);
+}
+
+/* Every value use: the terminators' operands and the effects' operands. */
+static void hoist_effects(LL *ll) {
+    for (size_t k = 0; k < ll->effects.len && ll->ok; ++k) {
+        MimDef *e = ll->effects.data[k];
+        int p = ll_info(ll, e)->place;
+        for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j) need_at(ll, mim_def_op(e, j), p);
+    }
+    for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
+        int b = ll->order[k];
+        LLTerm t;
+        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return;
+        need_at(ll, t.arg, b);
+        if (t.kind == LL_T_BRANCH) need_at(ll, mim_def_op(t.callee, 1), b);
+        if (t.kind == LL_T_CALL && mim_def_node(t.callee) != MIM_LAM) need_at(ll, t.callee, b);
     }
 }
 
@@ -349,10 +407,11 @@ static int deeper(LL *ll, MimDef *use, int a, int b) {
     return a;
 }
 
-/* Placement of an operand: tuples are looked through (their components are
- * used directly by the instructions that take them apart). */
+/* Placement of an operand: tuples and packs are looked through (their
+ * components are used directly by the instructions that take them apart;
+ * a whole aggregate is built on demand where it is used). */
 static int place_operand(LL *ll, MimDef *use, MimDef *d) {
-    if (d && mim_def_node(d) == MIM_TUPLE) {
+    if (d && (mim_def_node(d) == MIM_TUPLE || (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)))) {
         int p = LL_PLACE_NONE;
         for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) p = deeper(ll, use, p, place_operand(ll, use, mim_def_op(d, i)));
         return p;
@@ -367,6 +426,18 @@ static int place(LL *ll, MimDef *d) {
     if (i->visiting) return i->place == LL_PLACE_UNSET ? LL_PLACE_NONE : i->place;
     if (i->effect) i->emitted = 1; /* effect: operands are placed once (flag reused before emission) */
     if (is_type_level(d) || mim_def_node(d) == MIM_LAM) {
+        i->place = LL_PLACE_NONE;
+        return i->place;
+    }
+    /* part of a dependent pack's body: computed for each element where the
+     * pack is emitted (ll_comp), after the operands that do not depend on
+     * the pack's variable */
+    MimDef *pd = ll_pack_dep(ll, d);
+    if (pd == LL_PDEP_MANY) {
+        ll_error(ll, d, "a value depending on the variables of several nested packs");
+        return LL_PLACE_NONE;
+    }
+    if (pd && mim_def_node(d) == MIM_VAR) {
         i->place = LL_PLACE_NONE;
         return i->place;
     }
@@ -414,6 +485,10 @@ static int place(LL *ll, MimDef *d) {
             p = deeper(ll, d, p, place_operand(ll, d, mim_def_op(d, k)));
     }
     i->visiting = 0;
+    if (pd && !i->effect) {
+        i->place = p;
+        return p;
+    }
     if (i->effect) {
         if (!ll_dominates(ll, p, i->place)) ll_error(ll, d, "operand does not dominate the memory effect");
         p = i->place;
@@ -454,6 +529,7 @@ bool ll_schedule(LL *ll) {
         if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return false;
         walk_chain(ll, t.arg, b);
     }
+    hoist_effects(ll);
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) place_terminator(ll, ll->order[k]);
     /* the emitted flag served as "operands placed" for effects */
     for (size_t k = 0; k < ll->blocks.len; ++k)
