@@ -1,0 +1,786 @@
+/* %clos.clos_conv_phase (clos.md §5.2, docs/clos.md): closure conversion of
+ * a program in the shape reshape (Flat) + add_mem leave it (every
+ * continuation `Cn [%mem.M, …]`).
+ *
+ * A *unit* is a lambda that becomes a function of its own: every returning
+ * lambda (last parameter a continuation), and every other lambda that is
+ * used as a value. The lambdas a unit calls directly, branches to, or passes
+ * as the return continuation of a call (and that are not returning) are its
+ * *blocks*: they are copied into the unit and keep their free variables,
+ * which the back end sees as values of the enclosing function.
+ *
+ * The free definitions of a unit (the maximal subexpressions of its body and
+ * blocks that depend on variables of other lambdas only, computed as a fixed
+ * point through the units it builds closures of) become its environment.
+ * A closure value is the pair (code, env): `code : Cn [M, Ptr0 [], D₁ …]`
+ * takes the environment pointer as parameter 1; continuations that do not
+ * return get a dummy last parameter `Cn M`, so that the code is a function.
+ * A non-empty environment is a tuple stored in memory obtained with
+ * %mem.alloc (heap: closures may outlive their creator); the code loads it
+ * in its prologue. So the phase goes straight to the untyped pairs of
+ * lower_typed_clos (§5.6), which has nothing left to do (docs/clos.md).
+ *
+ * Applications whose callee is a closure call its code with the environment
+ * inserted. Allocations are threaded into the memory of the call (or
+ * memory operation) whose operands build the closure. Return continuations
+ * stay plain continuations; one that would have to be captured by a closure
+ * (a non-local return) is reported as an error (clos2sjlj is not built). */
+#include "clos_impl.h"
+
+#include "mim/plugin/core.h"
+#include "mim/plugin/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef MIM_VEC(MimDef *) DefVec;
+
+typedef struct Unit {
+    MimDef *lam;
+    MimPtrMap owned;  /* lam and its blocks -> themselves */
+    MimPtrMap fvset;  /* free definition -> itself */
+    DefVec fvs;       /* free definitions, in discovery order */
+    DefVec refs;      /* units whose closures the unit builds */
+    MimPtrMap seen;   /* nodes already walked */
+    MimDef *code;     /* closure code (env as parameter 1), or NULL */
+    MimDef *direct;   /* closed returning unit: the copy with its own type */
+    MimDef *env_type; /* Σ of the converted types of fvs */
+} Unit;
+
+typedef struct Conv {
+    MimWorld *w;
+    MimDef *M, *env_ptr; /* %mem.M, %mem.Ptr0 [] */
+    MimPtrMap types;     /* old type -> converted type */
+    MimPtrMap units;     /* lam -> Unit* */
+    DefVec unit_list;    /* for the fixed point and freeing */
+    MimPtrMap decls;     /* body-less lambda -> converted copy */
+    DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
+    MimPtrMap todo_kind; /* new lambda -> Unit* */
+    bool failed;
+} Conv;
+
+/* The rewriting state of one unit's code (or direct copy). */
+typedef struct Ctx {
+    Conv *cv;
+    Unit *u;
+    MimPtrMap subst;  /* old var / free def -> replacement */
+    MimPtrMap blocks; /* old block -> copy in this unit */
+    MimPtrMap *memo;  /* of the body being rebuilt */
+    MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
+    MimDef *self;     /* the unit's own closure inside its code, or NULL */
+} Ctx;
+
+enum Pos { VALUE, CALLEE, RET };
+
+static void fail(Conv *cv, MimDef *at, const char *msg) {
+    if (!cv->failed) {
+        char *str = at ? mim_def_to_str(cv->w, at) : NULL;
+        mim_diag_report(mim_world_diag(cv->w), MIM_ERROR, at ? mim_def_loc(at) : mim_world_loc(cv->w),
+                        "clos: %s%s%s", msg, str ? ": " : "", str ? str : "");
+        free(str);
+    }
+    cv->failed = true;
+}
+
+/* ---- types ------------------------------------------------------------------ */
+
+/* A Cn type (resolved, immutable), or NULL. */
+static MimDef *cn_type(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (T && mim_def_is_mut(T) && mim_def_node(T) == MIM_PI) T = mim_immutabilize(cv->w, T);
+    if (!T || mim_def_node(T) != MIM_PI || mim_def_is_mut(T) || mim_pi_is_implicit(T) || !mim_pi_is_cn(T))
+        return NULL;
+    return T;
+}
+
+uint64_t clos_num_comps(MimWorld *w, MimDef *dom) {
+    dom = mim_resolve(w, dom);
+    uint64_t n;
+    if (mim_def_node(dom) == MIM_SIGMA) return mim_def_num_ops(dom);
+    if (mim_def_node(dom) == MIM_ARR && mim_def_lit(mim_def_op(dom, 0), &n)) return n;
+    return 1;
+}
+
+MimDef *clos_comp_type(MimWorld *w, MimDef *dom, uint64_t n, uint64_t i) {
+    dom = mim_resolve(w, dom);
+    if (n == 1) return dom;
+    if (mim_def_node(dom) == MIM_SIGMA) return mim_def_op(dom, i);
+    return mim_def_op(dom, 1);
+}
+
+/* Is the Cn type returning (its last parameter a continuation)? */
+static bool is_returning(Conv *cv, MimDef *pi) {
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = clos_num_comps(cv->w, dom);
+    return n > 1 && cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) != NULL;
+}
+
+static MimDef *conv_type(Conv *cv, MimDef *T);
+
+/* The converted components of a Cn domain; env inserted at 1 if `env`,
+ * the last one a plain continuation if the type is returning, a dummy
+ * `Cn M` appended if `dummy`. */
+static MimDef *conv_dom(Conv *cv, MimDef *pi, bool env, bool dummy) {
+    MimWorld *w = cv->w;
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = clos_num_comps(w, dom);
+    bool ret = is_returning(cv, pi);
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok; i++) {
+        MimDef *D = clos_comp_type(w, dom, n, i);
+        if (i == 1 && env) ops[k++] = cv->env_ptr;
+        if (ret && i == n - 1) {
+            MimDef *rdom = conv_dom(cv, cn_type(cv, D), false, false);
+            ops[k] = rdom ? mim_cn(w, rdom) : NULL;
+        } else {
+            ops[k] = conv_type(cv, D);
+        }
+        ok = ops[k++] != NULL;
+    }
+    if (env && n == 1) ops[k++] = cv->env_ptr;
+    if (dummy) ops[k++] = mim_cn(w, cv->M);
+    MimDef *res = !ok ? NULL : k == 1 ? ops[0] : mim_sigma(w, ops, k);
+    free(ops);
+    return res;
+}
+
+static MimDef *direct_type(Conv *cv, MimDef *pi) {
+    MimDef *dom = conv_dom(cv, pi, false, false);
+    return dom ? mim_cn(cv->w, dom) : NULL;
+}
+
+static MimDef *code_type(Conv *cv, MimDef *pi) {
+    MimDef *dom = conv_dom(cv, pi, true, !is_returning(cv, pi));
+    return dom ? mim_cn(cv->w, dom) : NULL;
+}
+
+/* A value of Cn type becomes the pair [code, env pointer]. */
+static MimDef *clos_type(Conv *cv, MimDef *pi) {
+    MimDef *ops[2] = {code_type(cv, pi), cv->env_ptr};
+    return ops[0] ? mim_sigma(cv->w, ops, 2) : NULL;
+}
+
+bool clos_is_clos_type(MimDef *T, MimDef *env_ptr) {
+    return T && mim_def_node(T) == MIM_SIGMA && mim_def_num_ops(T) == 2 && mim_def_op(T, 1) == env_ptr &&
+           mim_def_node(mim_def_op(T, 0)) == MIM_PI;
+}
+
+/* T with every continuation type in value position converted (memoized). */
+static MimDef *conv_type(Conv *cv, MimDef *T) {
+    MimWorld *w = cv->w;
+    T = T ? mim_resolve(w, T) : NULL;
+    if (!T) return NULL;
+    if (mim_def_is_mut(T) && mim_def_node(T) == MIM_PI) T = mim_immutabilize(w, T);
+    if (mim_def_is_mut(T) || !mim_def_is_const(T)) return T;
+    MimDef *done = mim_ptrmap_get(&cv->types, T);
+    if (done) return done;
+    MimDef *res = T;
+    MimDef *pi = cn_type(cv, T);
+    if (pi) {
+        res = clos_type(cv, pi);
+    } else if (mim_def_node(T) == MIM_SIGMA || mim_def_node(T) == MIM_ARR ||
+               (mim_def_node(T) == MIM_APP && !mim_pi_is_cn(mim_def_type(T)))) {
+        size_t n = mim_def_num_ops(T);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
+        bool ok = true, changed = false;
+        for (size_t i = 0; i < n && ok; i++) {
+            MimDef *op = mim_def_op(T, i);
+            ok = (ops[i] = mim_def_node(T) == MIM_APP && i == 0 ? op : conv_type(cv, op)) != NULL;
+            changed |= ok && ops[i] != op;
+        }
+        res = !ok ? NULL : changed ? mim_rebuild(w, T, mim_def_type(T), ops) : T;
+        free(ops);
+    }
+    if (res) mim_ptrmap_put(&cv->types, T, res);
+    return res;
+}
+
+/* ---- units and their free definitions ------------------------------------------ */
+
+static bool is_type_level(MimWorld *w, MimDef *d) {
+    MimDef *T = mim_def_type(d);
+    T = T ? mim_resolve(w, T) : NULL;
+    return !T || mim_def_node(T) == MIM_TYPE || mim_def_node(T) == MIM_UNIV;
+}
+
+static bool has_mem(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (T == cv->M) return true;
+    if (mim_def_node(T) == MIM_SIGMA)
+        for (size_t i = 0; i < mim_def_num_ops(T); i++)
+            if (has_mem(cv, mim_def_op(T, i))) return true;
+    if (mim_def_node(T) == MIM_ARR) return has_mem(cv, mim_def_op(T, 1));
+    return false;
+}
+
+static bool is_body_lam(MimDef *d) {
+    return mim_def_is_mut(d) && mim_def_node(d) == MIM_LAM && mim_lam_body(d) && mim_pi_is_cn(mim_def_type(d));
+}
+
+static Unit *unit_of(Conv *cv, MimDef *lam) {
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (u) return u;
+    u = mim_xcalloc(1, sizeof *u);
+    u->lam = lam;
+    mim_ptrmap_put(&cv->units, lam, u);
+    mim_vec_push(&cv->unit_list, (MimDef *)u);
+    return u;
+}
+
+static void unit_free(Unit *u) {
+    mim_ptrmap_free(&u->owned);
+    mim_ptrmap_free(&u->fvset);
+    mim_ptrmap_free(&u->seen);
+    mim_vec_free(&u->fvs);
+    mim_vec_free(&u->refs);
+    free(u);
+}
+
+enum { USES_OWNED = 1, HAS_LAM = 2, KNOWN = 4 };
+
+/* Does d (not entering mutables) use a variable of a lambda the unit owns
+ * (USES_OWNED), or contain a lambda (HAS_LAM)? Memoized in memo. */
+static unsigned inspect(Conv *cv, Unit *u, MimDef *d, MimPtrMap *memo) {
+    d = mim_resolve(cv->w, d);
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return 0;
+    if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? HAS_LAM : 0;
+    void **hit = mim_ptrmap_find(memo, d);
+    if (hit) return (unsigned)(uintptr_t)*hit & ~(unsigned)KNOWN;
+    unsigned res = 0;
+    if (mim_def_node(d) == MIM_VAR) {
+        res = mim_ptrmap_has(&u->owned, mim_def_op(d, 0)) ? USES_OWNED : 0;
+    } else {
+        for (size_t i = 0; i < mim_def_num_ops(d); i++) res |= inspect(cv, u, mim_def_op(d, i), memo);
+    }
+    mim_ptrmap_put(memo, d, (void *)(uintptr_t)(res | KNOWN));
+    return res;
+}
+
+static void add_fv(Conv *cv, Unit *u, MimDef *d) {
+    if (mim_ptrmap_has(&u->fvset, d)) return;
+    if (has_mem(cv, mim_def_type(d))) {
+        fail(cv, d, "a closure would capture a memory token");
+        return;
+    }
+    MimDef *RT = cn_type(cv, mim_def_type(d));
+    if (RT && mim_def_node(d) == MIM_EXTRACT) {
+        /* a return continuation of an enclosing function: a non-local return */
+        MimDef *tup = mim_resolve(cv->w, mim_def_op(d, 0));
+        MimDef *binder = mim_def_node(tup) == MIM_VAR ? mim_def_op(tup, 0) : NULL;
+        MimDef *bpi = binder ? cn_type(cv, mim_def_type(binder)) : NULL;
+        uint64_t idx, n = bpi ? clos_num_comps(cv->w, mim_pi_dom(bpi)) : 0;
+        if (bpi && is_returning(cv, bpi) && mim_def_lit(mim_def_op(d, 1), &idx) && idx == n - 1) {
+            fail(cv, d, "a closure captures the return continuation of an enclosing function "
+                        "(non-local returns through setjmp/longjmp are not supported)");
+            return;
+        }
+    }
+    mim_ptrmap_put(&u->fvset, d, d);
+    mim_vec_push(&u->fvs, d);
+}
+
+static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo);
+
+static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *dep_memo) {
+    if (!is_body_lam(lam)) return; /* C declarations, imports, direct-style functions */
+    bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
+    if (ret || pos == VALUE) {
+        if (lam == u->lam) return;
+        Unit *r = unit_of(cv, lam);
+        for (size_t i = 0; i < u->refs.len; i++)
+            if (u->refs.data[i] == (MimDef *)r) return;
+        mim_vec_push(&u->refs, (MimDef *)r);
+        return;
+    }
+    if (mim_ptrmap_has(&u->owned, lam)) return;
+    mim_ptrmap_put(&u->owned, lam, lam);
+    walk(cv, u, mim_lam_filter(lam), VALUE, dep_memo);
+    walk(cv, u, mim_lam_body(lam), VALUE, dep_memo);
+}
+
+static void walk_app(Conv *cv, Unit *u, MimDef *d, MimPtrMap *dep_memo) {
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
+    if (!pi) {
+        walk(cv, u, callee, VALUE, dep_memo);
+        walk(cv, u, arg, VALUE, dep_memo);
+        return;
+    }
+    if (mim_def_node(callee) == MIM_EXTRACT && mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+        MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+        for (size_t i = 0; i < mim_def_num_ops(branches); i++) walk(cv, u, mim_def_op(branches, i), CALLEE, dep_memo);
+        walk(cv, u, mim_def_op(callee, 1), VALUE, dep_memo);
+    } else {
+        walk(cv, u, callee, CALLEE, dep_memo);
+    }
+    bool ret = is_returning(cv, pi);
+    if (mim_def_node(arg) == MIM_TUPLE) {
+        size_t n = mim_def_num_ops(arg);
+        for (size_t i = 0; i < n; i++) walk(cv, u, mim_def_op(arg, i), ret && i == n - 1 ? RET : VALUE, dep_memo);
+    } else {
+        walk(cv, u, arg, VALUE, dep_memo);
+    }
+}
+
+/* Record the free definitions and closures of unit u reachable from d. */
+static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo) {
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || cv->failed) return;
+    if (mim_def_is_mut(d)) {
+        if (mim_def_node(d) == MIM_LAM) walk_lam(cv, u, d, pos, dep_memo);
+        return;
+    }
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || is_type_level(w, d)) return;
+    if (pos == VALUE && mim_ptrmap_has(&u->seen, d)) return;
+    if (pos == VALUE) mim_ptrmap_put(&u->seen, d, d);
+    if (mim_def_node(d) == MIM_VAR) {
+        if (!mim_ptrmap_has(&u->owned, mim_def_op(d, 0))) add_fv(cv, u, d);
+        return;
+    }
+    if ((mim_def_dep(d) & MIM_DEP_VAR) && !has_mem(cv, mim_def_type(d)) && !inspect(cv, u, d, dep_memo)) {
+        add_fv(cv, u, d); /* depends on variables of enclosing lambdas only */
+        return;
+    }
+    if (mim_def_node(d) == MIM_APP) {
+        walk_app(cv, u, d, dep_memo);
+        return;
+    }
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) walk(cv, u, mim_def_op(d, i), VALUE, dep_memo);
+}
+
+/* Walk every unit reachable from the externals, then grow the free
+ * definitions until no unit's set changes: a unit captures what the
+ * closures it builds capture, as far as it does not compute it itself. */
+static void find_units(Conv *cv) {
+    for (size_t i = 0, n = mim_world_num_externals(cv->w); i < n; i++) {
+        MimDef *e = mim_world_external(cv->w, i);
+        if (is_body_lam(e)) unit_of(cv, e);
+    }
+    for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) { /* the list grows */
+        Unit *u = (Unit *)cv->unit_list.data[i];
+        MimPtrMap dep_memo = {0};
+        mim_ptrmap_put(&u->owned, u->lam, u->lam);
+        walk(cv, u, mim_lam_filter(u->lam), VALUE, &dep_memo);
+        walk(cv, u, mim_lam_body(u->lam), VALUE, &dep_memo);
+        mim_ptrmap_free(&dep_memo);
+    }
+    for (bool changed = true; changed && !cv->failed;) {
+        changed = false;
+        for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) {
+            Unit *u = (Unit *)cv->unit_list.data[i];
+            size_t before = u->fvs.len;
+            MimPtrMap dep_memo = {0};
+            for (size_t j = 0; j < u->refs.len; j++) {
+                Unit *r = (Unit *)u->refs.data[j];
+                for (size_t k = 0; k < r->fvs.len; k++) walk(cv, u, r->fvs.data[k], VALUE, &dep_memo);
+            }
+            mim_ptrmap_free(&dep_memo);
+            changed |= u->fvs.len != before;
+        }
+    }
+}
+
+/* ---- building the converted program ------------------------------------------------- */
+
+static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos);
+
+static MimDef *annex(Conv *cv, uint64_t id) {
+    MimDef *a = mim_annex(cv->w, id);
+    if (!a) cv->failed = true;
+    return a;
+}
+
+static MimDef *ptr_to(Conv *cv, MimDef *T) {
+    MimWorld *w = cv->w;
+    MimDef *zero = mim_lit_nat(w, 0);
+    MimDef *pair = mim_pair(w, T, zero);
+    return mim_app(w, annex(cv, MIM_mem_Ptr), pair);
+}
+
+static MimDef *bitcast(Conv *cv, MimDef *to, MimDef *x) {
+    MimWorld *w = cv->w;
+    MimDef *bc = mim_app(w, annex(cv, MIM_core_bitcast), mim_def_type(x));
+    bc = mim_app(w, bc, to);
+    return mim_app(w, bc, x);
+}
+
+static void name_after(MimDef *d, MimDef *old) {
+    if (mim_def_name(old)) mim_def_set_name(d, mim_def_name(old));
+    mim_def_set_loc(d, mim_def_loc(old));
+}
+
+static MimDef *schedule(Conv *cv, MimDef *lam, Unit *u) {
+    mim_vec_push(&cv->todo, lam);
+    mim_ptrmap_put(&cv->todo_kind, lam, u);
+    return lam;
+}
+
+/* The converted environment type of a unit (built once). */
+static MimDef *env_type(Conv *cv, Unit *u) {
+    if (u->env_type || !u->fvs.len) return u->env_type;
+    MimDef **ops = mim_xcalloc(u->fvs.len, sizeof *ops);
+    bool ok = true;
+    for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (ops[i] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
+    u->env_type = ok ? (u->fvs.len == 1 ? ops[0] : mim_sigma(cv->w, ops, u->fvs.len)) : NULL;
+    free(ops);
+    return u->env_type;
+}
+
+static MimDef *direct_of(Conv *cv, Unit *u) {
+    if (u->direct) return u->direct;
+    MimDef *T = direct_type(cv, cn_type(cv, mim_def_type(u->lam)));
+    u->direct = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!u->direct) return NULL;
+    name_after(u->direct, u->lam);
+    return schedule(cv, u->direct, u);
+}
+
+static MimDef *code_of(Conv *cv, Unit *u) {
+    if (u->code) return u->code;
+    MimDef *T = code_type(cv, cn_type(cv, mim_def_type(u->lam)));
+    u->code = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!u->code) return NULL;
+    name_after(u->code, u->lam);
+    return schedule(cv, u->code, u);
+}
+
+/* The closure of lam built in c (its environment threaded into c's memory). */
+static MimDef *make_closure(Ctx *c, MimDef *lam) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    if (c->self && lam == c->u->lam) return c->self;
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (!u) {
+        fail(cv, lam, "internal: a closure of an unknown lambda");
+        return NULL;
+    }
+    MimDef *code = code_of(cv, u);
+    MimDef *env;
+    if (!u->fvs.len) {
+        env = mim_bot(w, cv->env_ptr);
+    } else {
+        if (!c->cur_mem) {
+            fail(cv, lam, "cannot place the environment of this closure (no memory at its use)");
+            return NULL;
+        }
+        MimDef **vals = mim_xcalloc(u->fvs.len, sizeof *vals);
+        bool ok = true;
+        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
+        MimDef *ET = env_type(cv, u);
+        MimDef *tup = ok && ET ? (u->fvs.len == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, u->fvs.len)) : NULL;
+        free(vals);
+        if (!tup) return NULL;
+        MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
+        MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
+        MimDef *res = mim_app(w, alloc, c->cur_mem);
+        MimDef *m1 = mim_proj(w, res, 2, 0);
+        MimDef *p = mim_proj(w, res, 2, 1);
+        MimDef *st_ops[3] = {m1, p, tup};
+        MimDef *st_arg = mim_tuple(w, st_ops, 3);
+        MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+        if (!m2) return NULL;
+        c->cur_mem = m2;
+        env = bitcast(cv, cv->env_ptr, p);
+    }
+    MimDef *ops[2] = {code, env};
+    return code && env ? mim_tuple(w, ops, 2) : NULL;
+}
+
+/* A body-less lambda (C declaration, import) with its type converted. */
+static MimDef *conv_decl(Conv *cv, MimDef *lam) {
+    MimDef *done = mim_ptrmap_get(&cv->decls, lam);
+    if (done) return done;
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *T = pi ? direct_type(cv, pi) : NULL;
+    if (!T || T == pi) {
+        mim_ptrmap_put(&cv->decls, lam, lam);
+        return lam;
+    }
+    MimDef *nl = mim_mut_lam(cv->w, T);
+    if (!nl) return NULL;
+    name_after(nl, lam);
+    if (mim_def_is_external(lam)) {
+        mim_make_internal(cv->w, lam);
+        mim_make_external(cv->w, nl);
+    }
+    mim_ptrmap_put(&cv->decls, lam, nl);
+    return nl;
+}
+
+/* Parameters of nl standing for the old lambda's variable: a tuple of all of
+ * nl's parameters except the environment (1) and a dummy return (last). */
+static MimDef *old_var_repl(Conv *cv, MimDef *nl, uint64_t n_old, bool env, MimDef *mem) {
+    MimWorld *w = cv->w;
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    MimDef **ops = mim_xcalloc(n_old ? n_old : 1, sizeof *ops);
+    for (uint64_t i = 0, j = 0; i < n_old; i++, j++) {
+        if (env && j == 1) j++;
+        ops[i] = i == 0 && mem ? mem : nn == 1 ? mim_var(w, nl) : mim_var_proj(w, nl, nn, j);
+    }
+    MimDef *res = n_old == 1 ? ops[0] : mim_tuple(w, ops, n_old);
+    free(ops);
+    return res;
+}
+
+static void name_params(Conv *cv, MimDef *old, MimDef *nl, bool env) {
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    if (n < 2 || nn < 2) return;
+    for (uint64_t i = 0, j = 0; i < n; i++, j++) {
+        if (env && j == 1) j++;
+        MimDef *p = mim_var_proj(w, old, n, i), *q = mim_var_proj(w, nl, nn, j);
+        if (p && q && mim_def_name(p)) mim_def_set_name(q, mim_def_name(p));
+    }
+    if (env) mim_def_set_name(mim_var_proj(w, nl, nn, 1), mim_world_sym(w, "env"));
+}
+
+/* Rebuild filter and body of old into nl within c (a fresh memo per body). */
+static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
+    MimPtrMap memo = {0}, *saved = c->memo;
+    MimDef *saved_mem = c->cur_mem;
+    c->memo = &memo;
+    c->cur_mem = NULL;
+    MimDef *filter = rewrite(c, mim_lam_filter(old), VALUE);
+    MimDef *body = filter ? rewrite(c, mim_lam_body(old), VALUE) : NULL;
+    mim_ptrmap_free(&memo);
+    c->memo = saved;
+    c->cur_mem = saved_mem;
+    return body && mim_lam_set(c->cv->w, nl, filter, body);
+}
+
+static MimDef *block_of(Ctx *c, MimDef *lam) {
+    Conv *cv = c->cv;
+    MimDef *done = mim_ptrmap_get(&c->blocks, lam);
+    if (done) return done;
+    MimDef *T = direct_type(cv, cn_type(cv, mim_def_type(lam)));
+    MimDef *nl = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!nl) return NULL;
+    name_after(nl, lam);
+    mim_ptrmap_put(&c->blocks, lam, nl);
+    name_params(cv, lam, nl, false);
+    mim_ptrmap_put(&c->subst, mim_var(cv->w, lam), mim_var(cv->w, nl));
+    return fill(c, lam, nl) ? nl : NULL;
+}
+
+static MimDef *rewrite_lam(Ctx *c, MimDef *lam, enum Pos pos) {
+    Conv *cv = c->cv;
+    if (!is_body_lam(lam)) {
+        if (mim_def_node(lam) == MIM_LAM && !mim_lam_body(lam) && pos == CALLEE) return conv_decl(cv, lam);
+        fail(cv, lam, "a function without a body (or in direct style) used as a value");
+        return NULL;
+    }
+    bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
+    if (!ret && pos != VALUE) return block_of(c, lam);
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (ret && pos == CALLEE && u && !u->fvs.len) return direct_of(cv, u);
+    return make_closure(c, lam);
+}
+
+/* Rebuild a tuple argument whose first component is memory, threading the
+ * allocations of closures built for the other components into it. */
+static MimDef *rewrite_mem_args(Ctx *c, MimDef *arg, bool ret, MimDef **mem) {
+    MimWorld *w = c->cv->w;
+    size_t n = mim_def_num_ops(arg);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    MimDef *saved = c->cur_mem;
+    c->cur_mem = ops[0] = rewrite(c, mim_def_op(arg, 0), VALUE);
+    bool ok = ops[0] != NULL;
+    for (size_t i = 1; i < n && ok; i++)
+        ok = (ops[i] = rewrite(c, mim_def_op(arg, i), ret && i == n - 1 ? RET : VALUE)) != NULL;
+    ops[0] = c->cur_mem;
+    c->cur_mem = saved;
+    *mem = ops[0];
+    MimDef *res = ok ? mim_tuple(w, ops, n) : NULL;
+    free(ops);
+    return res;
+}
+
+static bool mem_tuple(Conv *cv, MimDef *arg) {
+    return mim_def_node(arg) == MIM_TUPLE && mim_def_num_ops(arg) > 1 &&
+           mim_resolve(cv->w, mim_def_type(mim_def_op(arg, 0))) == cv->M;
+}
+
+static MimDef *rewrite_app(Ctx *c, MimDef *d) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
+    MimDef *mem = NULL, *ncallee, *narg;
+    bool ret = pi && is_returning(cv, pi);
+    if (pi && mim_def_node(callee) == MIM_EXTRACT &&
+        mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+        MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+        size_t n = mim_def_num_ops(branches);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(c, mim_def_op(branches, i), CALLEE)) != NULL;
+        MimDef *idx = ok ? rewrite(c, mim_def_op(callee, 1), VALUE) : NULL;
+        MimDef *tup = idx ? mim_tuple(w, ops, n) : NULL;
+        ncallee = tup ? mim_extract(w, tup, idx) : NULL;
+        free(ops);
+    } else {
+        ncallee = rewrite(c, callee, pi ? CALLEE : VALUE);
+    }
+    if (!ncallee) return NULL;
+    narg = mem_tuple(cv, arg) ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
+    if (!narg) return NULL;
+    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
+    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
+
+    /* a closure call: code (m, env, args…[, ⊥ dummy return]) */
+    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
+        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
+    }
+    if (!ret) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
+    MimDef *nargs = mim_tuple(w, ops, k);
+    free(ops);
+    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+}
+
+static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || cv->failed) return NULL;
+    MimDef *s = mim_ptrmap_get(&c->subst, d);
+    if (s) return s;
+    if (mim_def_is_mut(d)) {
+        if (mim_def_node(d) == MIM_LAM) return rewrite_lam(c, d, pos);
+        return d;
+    }
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return is_type_level(w, d) ? conv_type(cv, d) : d;
+    MimDef *done = mim_ptrmap_get(c->memo, d);
+    if (done) return done;
+    MimDef *res;
+    if (mim_def_node(d) == MIM_VAR) {
+        fail(cv, d, "internal: a variable outside of its lambda");
+        return NULL;
+    } else if (mim_def_node(d) == MIM_APP) {
+        res = rewrite_app(c, d);
+    } else {
+        size_t n = mim_def_num_ops(d);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(c, mim_def_op(d, i), VALUE)) != NULL;
+        MimDef *type = ok ? rewrite(c, mim_def_type(d), VALUE) : NULL;
+        res = type ? mim_rebuild(w, d, type, ops) : NULL;
+        free(ops);
+    }
+    if (res) mim_ptrmap_put(c->memo, d, res);
+    return res;
+}
+
+/* The body of a unit's code: load the environment, then the old body with
+ * the free definitions replaced by its components. */
+static bool build_code(Conv *cv, Unit *u) {
+    MimWorld *w = cv->w;
+    MimDef *lam = u->lam, *nl = u->code;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(lam)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    name_params(cv, lam, nl, true);
+    if (!u->fvs.len && u->direct) { /* forward to the direct copy */
+        MimDef *args = old_var_repl(cv, nl, n, true, NULL);
+        return mim_lam_set(w, nl, mim_lit_bool(w, false), mim_app(w, u->direct, args)) != NULL;
+    }
+    Ctx c = {.cv = cv, .u = u};
+    MimDef *mem = NULL;
+    if (u->fvs.len) {
+        MimDef *ET = env_type(cv, u);
+        MimDef *envp = mim_var_proj(w, nl, nn, 1);
+        MimDef *p = ET ? bitcast(cv, ptr_to(cv, ET), envp) : NULL;
+        MimDef *ld_ops[2] = {mim_var_proj(w, nl, nn, 0), p};
+        MimDef *ld_arg = p ? mim_tuple(w, ld_ops, 2) : NULL;
+        MimDef *ld = ld_arg ? mim_iapp(w, annex(cv, MIM_mem_load), ld_arg) : NULL;
+        if (!ld) return false;
+        mem = mim_proj(w, ld, 2, 0);
+        MimDef *env = mim_proj(w, ld, 2, 1);
+        for (size_t i = 0; i < u->fvs.len; i++) {
+            MimDef *v = u->fvs.len == 1 ? env : mim_proj(w, env, u->fvs.len, i);
+            if (mim_def_name(u->fvs.data[i])) mim_def_set_name(v, mim_def_name(u->fvs.data[i]));
+            mim_ptrmap_put(&c.subst, u->fvs.data[i], v);
+        }
+    }
+    MimDef *self_ops[2] = {nl, mim_var_proj(w, nl, nn, 1)};
+    c.self = mim_tuple(w, self_ops, 2);
+    mim_ptrmap_put(&c.subst, mim_var(w, lam), old_var_repl(cv, nl, n, true, mem));
+    bool ok = c.self && fill(&c, lam, nl);
+    mim_ptrmap_free(&c.subst);
+    mim_ptrmap_free(&c.blocks);
+    return ok;
+}
+
+/* The body of a closed returning unit's copy with its own (converted) type. */
+static bool build_direct(Conv *cv, Unit *u) {
+    MimWorld *w = cv->w;
+    Ctx c = {.cv = cv, .u = u};
+    name_params(cv, u->lam, u->direct, false);
+    mim_ptrmap_put(&c.subst, mim_var(w, u->lam), mim_var(w, u->direct));
+    bool ok = fill(&c, u->lam, u->direct);
+    mim_ptrmap_free(&c.subst);
+    mim_ptrmap_free(&c.blocks);
+    return ok;
+}
+
+static bool conv_run(MimPhase *ph, MimWorld **wp) {
+    (void)ph;
+    MimWorld *w = *wp;
+    Conv cv = {.w = w, .M = mim_annex(w, MIM_mem_M)};
+    if (!cv.M) return false;
+    MimDef *unit_ty = mim_unit_type(w);
+    cv.env_ptr = ptr_to(&cv, unit_ty);
+    find_units(&cv);
+    DefVec ext = {0}; /* the list of externals changes below */
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
+    for (size_t i = 0; i < ext.len && !cv.failed; i++) {
+        MimDef *e = ext.data[i];
+        if (mim_def_node(e) != MIM_LAM) continue;
+        if (!is_body_lam(e)) {
+            conv_decl(&cv, e);
+            continue;
+        }
+        Unit *u = mim_ptrmap_get(&cv.units, e);
+        if (u->fvs.len) {
+            fail(&cv, u->fvs.data[0], "internal: an external function with free variables");
+            break;
+        }
+        MimDef *nl = direct_of(&cv, u);
+        if (!nl) break;
+        mim_make_internal(w, e);
+        mim_make_external(w, nl);
+    }
+    while (cv.todo.len && !cv.failed) {
+        MimDef *nl = mim_vec_pop(&cv.todo);
+        Unit *u = mim_ptrmap_get(&cv.todo_kind, nl);
+        bool ok = nl == u->code ? build_code(&cv, u) : build_direct(&cv, u);
+        if (!ok) cv.failed = true;
+    }
+    for (size_t i = 0; i < cv.unit_list.len; i++) unit_free((Unit *)cv.unit_list.data[i]);
+    mim_vec_free(&cv.unit_list);
+    mim_vec_free(&cv.todo);
+    mim_vec_free(&ext);
+    mim_ptrmap_free(&cv.todo_kind);
+    mim_ptrmap_free(&cv.types);
+    mim_ptrmap_free(&cv.units);
+    mim_ptrmap_free(&cv.decls);
+    if (cv.failed && !mim_world_has_error(w))
+        mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
+    return !cv.failed && !mim_world_has_error(w);
+}
+
+static const MimPhaseClass clos_conv_class = {
+    .name = "clos_conv", .size = sizeof(MimPhase), .dirty = true, .run = conv_run};
+
+bool clos_handle_clos_conv(MimPipeline *pb, MimDef *app) {
+    (void)app;
+    return mim_pipeline_add_phase(pb, &clos_conv_class) != NULL;
+}
