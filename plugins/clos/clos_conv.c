@@ -108,14 +108,19 @@ MimDef *clos_comp_type(MimWorld *w, MimDef *dom, uint64_t n, uint64_t i) {
     return mim_def_op(dom, 1);
 }
 
-/* Is the Cn type returning (its last parameter a continuation)? */
+/* Is the Cn type returning: is its last parameter a return continuation?
+ * That is a continuation that does not return itself: a last parameter
+ * `k: Cn [M, X, Cn R]` (a loop after tail_rec_elim carrying a closure) is a
+ * value, and the lambda a basic block. */
 static bool is_returning(Conv *cv, MimDef *pi) {
     MimDef *dom = mim_pi_dom(pi);
     uint64_t n = clos_num_comps(cv->w, dom);
-    return n > 1 && cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) != NULL;
+    MimDef *last = n > 1 ? cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) : NULL;
+    return last && !is_returning(cv, last);
 }
 
 static MimDef *conv_type(Conv *cv, MimDef *T);
+static MimDef *conv_const(Conv *cv, MimDef *d);
 
 /* The converted components of a Cn domain; env inserted at 1 if `env`,
  * the last one a plain continuation if the type is returning, a dummy
@@ -180,14 +185,13 @@ static MimDef *conv_type(Conv *cv, MimDef *T) {
     MimDef *pi = cn_type(cv, T);
     if (pi) {
         res = clos_type(cv, pi);
-    } else if (mim_def_node(T) == MIM_SIGMA || mim_def_node(T) == MIM_ARR ||
-               (mim_def_node(T) == MIM_APP && !mim_pi_is_cn(mim_def_type(T)))) {
+    } else if (mim_def_num_ops(T) && mim_def_node(T) != MIM_AXIOM) {
         size_t n = mim_def_num_ops(T);
-        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
         bool ok = true, changed = false;
         for (size_t i = 0; i < n && ok; i++) {
             MimDef *op = mim_def_op(T, i);
-            ok = (ops[i] = mim_def_node(T) == MIM_APP && i == 0 ? op : conv_type(cv, op)) != NULL;
+            ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
             changed |= ok && ops[i] != op;
         }
         res = !ok ? NULL : changed ? mim_rebuild(w, T, mim_def_type(T), ops) : T;
@@ -647,6 +651,30 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
 }
 
+/* A closed node with the types inside converted (e.g. `%mem.store (F, 0)`). */
+static MimDef *conv_const(Conv *cv, MimDef *d) {
+    MimWorld *w = cv->w;
+    if (is_type_level(w, d)) return conv_type(cv, d);
+    size_t n = mim_def_num_ops(d);
+    MimNode k = mim_def_node(d);
+    if (!n || k == MIM_AXIOM || k == MIM_LAM || k == MIM_LIT) return d;
+    MimDef *done = mim_ptrmap_get(&cv->types, d);
+    if (done) return done;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool ok = true, changed = false;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *op = mim_def_op(d, i);
+        ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
+        changed |= ok && ops[i] != op;
+    }
+    MimDef *T = ok ? conv_const(cv, mim_def_type(d)) : NULL;
+    changed |= T != mim_def_type(d);
+    MimDef *res = !ok || !T ? NULL : changed ? mim_rebuild(w, d, T, ops) : d;
+    free(ops);
+    if (res) mim_ptrmap_put(&cv->types, d, res);
+    return res;
+}
+
 static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
@@ -658,7 +686,7 @@ static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
         if (mim_def_node(d) == MIM_LAM) return rewrite_lam(c, d, pos);
         return d;
     }
-    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return is_type_level(w, d) ? conv_type(cv, d) : d;
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return conv_const(cv, d);
     MimDef *done = mim_ptrmap_get(c->memo, d);
     if (done) return done;
     MimDef *res;
