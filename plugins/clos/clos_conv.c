@@ -23,10 +23,12 @@
  * Applications whose callee is a closure call its code with the environment
  * inserted. Allocations are threaded into the memory of the call (or
  * memory operation) whose operands build the closure. Return continuations
- * stay plain continuations; one that would have to be captured by a closure
- * (a non-local return) is reported as an error (clos2sjlj is not built). */
+ * stay plain continuations; where a closure captures one (a non-local
+ * return), the function sets a jump buffer at its start and the captured
+ * value is a closure that longjmps back to it (clos2sjlj, §5.5). */
 #include "clos_impl.h"
 
+#include "mim/plugin/clos.h"
 #include "mim/plugin/core.h"
 #include "mim/plugin/mem.h"
 
@@ -56,6 +58,7 @@ typedef struct Conv {
     MimPtrMap decls;     /* body-less lambda -> converted copy */
     DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
     MimPtrMap todo_kind; /* new lambda -> Unit* */
+    MimPtrMap sjlj;      /* functions whose return continuation a closure captures */
     bool failed;
 } Conv;
 
@@ -68,6 +71,8 @@ typedef struct Ctx {
     MimPtrMap *memo;  /* of the body being rebuilt */
     MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
     MimDef *self;     /* the unit's own closure inside its code, or NULL */
+    MimDef *ret_old;  /* with sjlj: the old return continuation, and */
+    MimDef *thrower;  /* the closure that stands for it as a value */
 } Ctx;
 
 enum Pos { VALUE, CALLEE, RET };
@@ -276,11 +281,8 @@ static void add_fv(Conv *cv, Unit *u, MimDef *d) {
         MimDef *binder = mim_def_node(tup) == MIM_VAR ? mim_def_op(tup, 0) : NULL;
         MimDef *bpi = binder ? cn_type(cv, mim_def_type(binder)) : NULL;
         uint64_t idx, n = bpi ? clos_num_comps(cv->w, mim_pi_dom(bpi)) : 0;
-        if (bpi && is_returning(cv, bpi) && mim_def_lit(mim_def_op(d, 1), &idx) && idx == n - 1) {
-            fail(cv, d, "a closure captures the return continuation of an enclosing function "
-                        "(non-local returns through setjmp/longjmp are not supported)");
-            return;
-        }
+        if (bpi && is_returning(cv, bpi) && mim_def_lit(mim_def_op(d, 1), &idx) && idx == n - 1)
+            mim_ptrmap_put(&cv->sjlj, binder, binder); /* a non-local return: setjmp in binder */
     }
     mim_ptrmap_put(&u->fvset, d, d);
     mim_vec_push(&u->fvs, d);
@@ -680,6 +682,7 @@ static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
     MimWorld *w = cv->w;
     d = d ? mim_resolve(w, d) : NULL;
     if (!d || cv->failed) return NULL;
+    if (pos == VALUE && c->thrower && d == c->ret_old) return c->thrower;
     MimDef *s = mim_ptrmap_get(&c->subst, d);
     if (s) return s;
     if (mim_def_is_mut(d)) {
@@ -706,6 +709,121 @@ static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
     }
     if (res) mim_ptrmap_put(c->memo, d, res);
     return res;
+}
+
+/* The code that a captured return continuation of type rpi becomes: it
+ * stores its arguments next to the jump buffer in the slot its environment
+ * points to and longjmps back into the function (clos.md §5.5). */
+static MimDef *thrower_code(Conv *cv, MimDef *rpi, MimDef *slot_t) {
+    MimWorld *w = cv->w;
+    MimDef *T = code_type(cv, rpi);
+    MimDef *thr = T ? mim_mut_lam(w, T) : NULL;
+    if (!thr) return NULL;
+    mim_def_set_name(thr, mim_world_sym(w, "throw"));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(T));
+    MimDef *p = bitcast(cv, ptr_to(cv, slot_t), mim_var_proj(w, thr, nn, 1));
+    MimDef *ld_ops[2] = {mim_var_proj(w, thr, nn, 0), p};
+    MimDef *ld_arg = mim_tuple(w, ld_ops, 2);
+    MimDef *ld = mim_iapp(w, annex(cv, MIM_mem_load), ld_arg);
+    MimDef *m1 = mim_proj(w, ld, 2, 0);
+    MimDef *jb = mim_proj(w, mim_proj(w, ld, 2, 1), 2, 0);
+    uint64_t k = nn - 3; /* the arguments: all but memory, env and the dummy return */
+    MimDef **args = mim_xcalloc(k ? k : 1, sizeof *args);
+    for (uint64_t i = 0; i < k; i++) args[i] = mim_var_proj(w, thr, nn, i + 2);
+    MimDef *argt = k == 1 ? args[0] : mim_tuple(w, args, k);
+    free(args);
+    MimDef *val_ops[2] = {jb, argt};
+    MimDef *val = mim_tuple(w, val_ops, 2);
+    MimDef *st_ops[3] = {m1, p, val};
+    MimDef *st_arg = mim_tuple(w, st_ops, 3);
+    MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+    MimDef *one = mim_lit_int(w, 32, 1);
+    MimDef *lj_ops[3] = {m2, jb, one};
+    MimDef *lj_arg = mim_tuple(w, lj_ops, 3);
+    MimDef *body = mim_app(w, annex(cv, MIM_clos_longjmp), lj_arg);
+    return body && mim_lam_set(w, thr, mim_lit_bool(w, false), body) ? thr : NULL;
+}
+
+/* Fill nl (the copy of the function old, env at parameter 1 if `env`)
+ * starting from memory `mem` (NULL: nl's memory parameter). If a closure
+ * captures old's return continuation, nl first sets a jump buffer (in a
+ * slot that also receives the return values), then runs old's body in a
+ * block; a longjmp lands in a second block that returns the stored values. */
+static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    if (!mim_ptrmap_has(&cv->sjlj, old)) {
+        mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mem));
+        return fill(c, old, nl);
+    }
+    MimDef *m0 = mem ? mem : mim_var_proj(w, nl, nn, 0);
+    MimDef *rpi = cn_type(cv, clos_comp_type(w, mim_pi_dom(mim_def_type(old)), n, n - 1));
+    MimDef *rdom = conv_dom(cv, rpi, false, false);
+    uint64_t rn = rdom ? clos_num_comps(w, rdom) : 0, k = rn ? rn - 1 : 0;
+    if (!rdom || !k) {
+        fail(cv, old, "a captured return continuation without values");
+        return false;
+    }
+    MimDef **ts = mim_xcalloc(k, sizeof *ts);
+    for (uint64_t i = 0; i < k; i++) ts[i] = clos_comp_type(w, rdom, rn, i + 1);
+    MimDef *arg_t = k == 1 ? ts[0] : mim_sigma(w, ts, k);
+    free(ts);
+    MimDef *i8 = mim_type_int(w, 8);
+    MimDef *slot_ops[2] = {ptr_to(cv, i8), arg_t};
+    MimDef *slot_t = mim_sigma(w, slot_ops, 2);
+
+    /* entry: jump buffer, slot, setjmp */
+    MimDef *ajb = mim_app(w, annex(cv, MIM_clos_alloc_jmpbuf), m0);
+    MimDef *jb = mim_proj(w, ajb, 2, 1);
+    MimDef *targs = mim_pair(w, slot_t, mim_lit_nat(w, 0));
+    MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
+    MimDef *slot_arg = mim_pair(w, mim_proj(w, ajb, 2, 0), mim_lit_nat(w, mim_def_gid(nl)));
+    MimDef *slot = mim_app(w, slot_ax, slot_arg);
+    MimDef *sp = mim_proj(w, slot, 2, 1);
+    MimDef *init_ops[2] = {jb, mim_bot(w, arg_t)};
+    MimDef *init = mim_tuple(w, init_ops, 2);
+    MimDef *st_ops[3] = {mim_proj(w, slot, 2, 0), sp, init};
+    MimDef *st_arg = mim_tuple(w, st_ops, 3);
+    MimDef *m3 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+    MimDef *sj_ops[2] = {m3, jb};
+    MimDef *sj_arg = mim_tuple(w, sj_ops, 2);
+    MimDef *sj = mim_app(w, annex(cv, MIM_clos_setjmp), sj_arg);
+    if (!sj) return false;
+
+    MimDef *thr = thrower_code(cv, rpi, slot_t);
+    MimDef *thr_ops[2] = {thr, bitcast(cv, cv->env_ptr, sp)};
+    c->thrower = thr ? mim_tuple(w, thr_ops, 2) : NULL;
+    c->ret_old = mim_var_proj(w, old, n, n - 1);
+
+    /* the body of old in a block, the landing pad in another */
+    MimDef *bb_t = mim_cn(w, cv->M);
+    MimDef *body = mim_mut_lam(w, bb_t), *land = mim_mut_lam(w, bb_t);
+    mim_def_set_name(body, mim_def_name(old));
+    mim_def_set_name(land, mim_world_sym(w, "landing"));
+    mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mim_var(w, body)));
+    if (!c->thrower || !fill(c, old, body)) return false;
+    MimDef *ld_ops[2] = {mim_var(w, land), sp};
+    MimDef *ld_arg = mim_tuple(w, ld_ops, 2);
+    MimDef *ld = mim_iapp(w, annex(cv, MIM_mem_load), ld_arg);
+    MimDef *vals = mim_proj(w, mim_proj(w, ld, 2, 1), 2, 1);
+    MimDef **rops = mim_xcalloc(rn, sizeof *rops);
+    rops[0] = mim_proj(w, ld, 2, 0);
+    for (uint64_t i = 0; i < k; i++) rops[i + 1] = k == 1 ? vals : mim_proj(w, vals, k, i);
+    MimDef *rarg = mim_tuple(w, rops, rn);
+    free(rops);
+    MimDef *ret_new = mim_var_proj(w, nl, nn, nn - 1);
+    MimDef *lbody = mim_app(w, ret_new, rarg);
+    if (!lbody || !mim_lam_set(w, land, mim_lit_bool(w, false), lbody)) return false;
+    MimDef *zero = mim_lit_int(w, 32, 0);
+    MimDef *cmp_arg = mim_pair(w, mim_proj(w, sj, 2, 1), zero);
+    MimDef *direct = mim_iapp(w, annex(cv, MIM_core_icmp_e), cmp_arg);
+    MimDef *br_ops[2] = {land, body};
+    MimDef *br = mim_tuple(w, br_ops, 2);
+    MimDef *callee = direct ? mim_extract(w, br, direct) : NULL;
+    MimDef *nbody = callee ? mim_app(w, callee, mim_proj(w, sj, 2, 0)) : NULL;
+    return nbody && mim_lam_set(w, nl, mim_lit_bool(w, false), nbody);
 }
 
 /* The body of a unit's code: load the environment, then the old body with
@@ -740,8 +858,7 @@ static bool build_code(Conv *cv, Unit *u) {
     }
     MimDef *self_ops[2] = {nl, mim_var_proj(w, nl, nn, 1)};
     c.self = mim_tuple(w, self_ops, 2);
-    mim_ptrmap_put(&c.subst, mim_var(w, lam), old_var_repl(cv, nl, n, true, mem));
-    bool ok = c.self && fill(&c, lam, nl);
+    bool ok = c.self && fill_fn(&c, lam, nl, true, mem);
     mim_ptrmap_free(&c.subst);
     mim_ptrmap_free(&c.blocks);
     return ok;
@@ -749,11 +866,9 @@ static bool build_code(Conv *cv, Unit *u) {
 
 /* The body of a closed returning unit's copy with its own (converted) type. */
 static bool build_direct(Conv *cv, Unit *u) {
-    MimWorld *w = cv->w;
     Ctx c = {.cv = cv, .u = u};
     name_params(cv, u->lam, u->direct, false);
-    mim_ptrmap_put(&c.subst, mim_var(w, u->lam), mim_var(w, u->direct));
-    bool ok = fill(&c, u->lam, u->direct);
+    bool ok = fill_fn(&c, u->lam, u->direct, false, NULL);
     mim_ptrmap_free(&c.subst);
     mim_ptrmap_free(&c.blocks);
     return ok;
@@ -800,6 +915,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     mim_ptrmap_free(&cv.types);
     mim_ptrmap_free(&cv.units);
     mim_ptrmap_free(&cv.decls);
+    mim_ptrmap_free(&cv.sjlj);
     if (cv.failed && !mim_world_has_error(w))
         mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
     return !cv.failed && !mim_world_has_error(w);
