@@ -779,7 +779,9 @@ static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
     MimDef *jb = mim_proj(w, ajb, 2, 1);
     MimDef *targs = mim_pair(w, slot_t, mim_lit_nat(w, 0));
     MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
-    MimDef *slot_arg = mim_pair(w, mim_proj(w, ajb, 2, 0), mim_lit_nat(w, mim_def_gid(nl)));
+    MimDef *m1 = mim_proj(w, ajb, 2, 0);
+    MimDef *slot_id = mim_lit_nat(w, mim_def_gid(nl));
+    MimDef *slot_arg = mim_pair(w, m1, slot_id);
     MimDef *slot = mim_app(w, slot_ax, slot_arg);
     MimDef *sp = mim_proj(w, slot, 2, 1);
     MimDef *init_ops[2] = {jb, mim_bot(w, arg_t)};
@@ -836,7 +838,8 @@ static bool build_code(Conv *cv, Unit *u) {
     name_params(cv, lam, nl, true);
     if (!u->fvs.len && u->direct) { /* forward to the direct copy */
         MimDef *args = old_var_repl(cv, nl, n, true, NULL);
-        return mim_lam_set(w, nl, mim_lit_bool(w, false), mim_app(w, u->direct, args)) != NULL;
+        MimDef *call = mim_app(w, u->direct, args);
+        return mim_lam_set(w, nl, mim_lit_bool(w, false), call) != NULL;
     }
     Ctx c = {.cv = cv, .u = u};
     MimDef *mem = NULL;
