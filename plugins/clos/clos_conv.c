@@ -56,9 +56,11 @@ typedef struct Conv {
     MimPtrMap units;     /* lam -> Unit* */
     DefVec unit_list;    /* for the fixed point and freeing */
     MimPtrMap decls;     /* body-less lambda -> converted copy */
+    MimPtrMap decl_code; /* body-less lambda -> closure code calling it */
     DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
     MimPtrMap todo_kind; /* new lambda -> Unit* */
     MimPtrMap sjlj;      /* functions whose return continuation a closure captures */
+    uint64_t num_slots;  /* ids of the slots of jump buffers */
     bool failed;
 } Conv;
 
@@ -118,6 +120,7 @@ MimDef *clos_comp_type(MimWorld *w, MimDef *dom, uint64_t n, uint64_t i) {
  * `k: Cn [M, X, Cn R]` (a loop after tail_rec_elim carrying a closure) is a
  * value, and the lambda a basic block. */
 static bool is_returning(Conv *cv, MimDef *pi) {
+    if (!pi) return false;
     MimDef *dom = mim_pi_dom(pi);
     uint64_t n = clos_num_comps(cv->w, dom);
     MimDef *last = n > 1 ? cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) : NULL;
@@ -142,7 +145,7 @@ static MimDef *conv_dom(Conv *cv, MimDef *pi, bool env, bool dummy) {
         MimDef *D = clos_comp_type(w, dom, n, i);
         if (i == 1 && env) ops[k++] = cv->env_ptr;
         if (ret && i == n - 1) {
-            MimDef *rdom = conv_dom(cv, cn_type(cv, D), false, false);
+            MimDef *rdom = conv_dom(cv, cn_type(cv, D), false, false); /* a Cn: ret */
             ops[k] = rdom ? mim_cn(w, rdom) : NULL;
         } else {
             ops[k] = conv_type(cv, D);
@@ -157,12 +160,12 @@ static MimDef *conv_dom(Conv *cv, MimDef *pi, bool env, bool dummy) {
 }
 
 static MimDef *direct_type(Conv *cv, MimDef *pi) {
-    MimDef *dom = conv_dom(cv, pi, false, false);
+    MimDef *dom = pi ? conv_dom(cv, pi, false, false) : NULL;
     return dom ? mim_cn(cv->w, dom) : NULL;
 }
 
 static MimDef *code_type(Conv *cv, MimDef *pi) {
-    MimDef *dom = conv_dom(cv, pi, true, !is_returning(cv, pi));
+    MimDef *dom = pi ? conv_dom(cv, pi, true, !is_returning(cv, pi)) : NULL;
     return dom ? mim_cn(cv->w, dom) : NULL;
 }
 
@@ -550,6 +553,8 @@ static void name_params(Conv *cv, MimDef *old, MimDef *nl, bool env) {
 static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
     MimPtrMap memo = {0}, *saved = c->memo;
     MimDef *saved_mem = c->cur_mem;
+    MimLoc saved_loc = mim_world_loc(c->cv->w);
+    mim_world_set_loc(c->cv->w, mim_def_loc(old)); /* errors of constructions: at the lambda */
     c->memo = &memo;
     c->cur_mem = NULL;
     MimDef *filter = rewrite(c, mim_lam_filter(old), VALUE);
@@ -557,6 +562,7 @@ static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
     mim_ptrmap_free(&memo);
     c->memo = saved;
     c->cur_mem = saved_mem;
+    mim_world_set_loc(c->cv->w, saved_loc);
     return body && mim_lam_set(c->cv->w, nl, filter, body);
 }
 
@@ -574,11 +580,36 @@ static MimDef *block_of(Ctx *c, MimDef *lam) {
     return fill(c, lam, nl) ? nl : NULL;
 }
 
+/* A C function used as a value: the closure of a code lambda (without
+ * environment) that calls it. */
+static MimDef *decl_closure(Conv *cv, MimDef *lam) {
+    MimWorld *w = cv->w;
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *code = mim_ptrmap_get(&cv->decl_code, lam);
+    if (!code) {
+        MimDef *decl = conv_decl(cv, lam);
+        MimDef *T = decl && pi ? code_type(cv, pi) : NULL;
+        code = T ? mim_mut_lam(w, T) : NULL;
+        if (!code) return NULL;
+        name_after(code, lam);
+        uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+        MimDef *args = old_var_repl(cv, code, n, true, NULL);
+        MimDef *call = mim_app(w, decl, args);
+        if (!call || !mim_lam_set(w, code, mim_lit_bool(w, false), call)) return NULL;
+        mim_ptrmap_put(&cv->decl_code, lam, code);
+    }
+    MimDef *env = mim_bot(w, cv->env_ptr);
+    MimDef *ops[2] = {code, env};
+    return mim_tuple(w, ops, 2);
+}
+
 static MimDef *rewrite_lam(Ctx *c, MimDef *lam, enum Pos pos) {
     Conv *cv = c->cv;
     if (!is_body_lam(lam)) {
-        if (mim_def_node(lam) == MIM_LAM && !mim_lam_body(lam) && pos == CALLEE) return conv_decl(cv, lam);
-        fail(cv, lam, "a function without a body (or in direct style) used as a value");
+        bool decl = mim_def_node(lam) == MIM_LAM && !mim_lam_body(lam) && cn_type(cv, mim_def_type(lam));
+        if (decl && pos == CALLEE) return conv_decl(cv, lam);
+        if (decl) return decl_closure(cv, lam);
+        fail(cv, lam, "a function in direct style used as a value");
         return NULL;
     }
     bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
@@ -780,7 +811,7 @@ static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
     MimDef *targs = mim_pair(w, slot_t, mim_lit_nat(w, 0));
     MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
     MimDef *m1 = mim_proj(w, ajb, 2, 0);
-    MimDef *slot_id = mim_lit_nat(w, mim_def_gid(nl));
+    MimDef *slot_id = mim_lit_nat(w, cv->num_slots++); /* not a gid: ids must not depend on them */
     MimDef *slot_arg = mim_pair(w, m1, slot_id);
     MimDef *slot = mim_app(w, slot_ax, slot_arg);
     MimDef *sp = mim_proj(w, slot, 2, 1);
@@ -918,6 +949,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     mim_ptrmap_free(&cv.types);
     mim_ptrmap_free(&cv.units);
     mim_ptrmap_free(&cv.decls);
+    mim_ptrmap_free(&cv.decl_code);
     mim_ptrmap_free(&cv.sjlj);
     if (cv.failed && !mim_world_has_error(w))
         mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
