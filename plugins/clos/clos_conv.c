@@ -32,29 +32,30 @@
 #include "mim/plugin/core.h"
 #include "mim/plugin/mem.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 typedef MIM_VEC(MimDef *) DefVec;
+typedef struct Unit Unit;
+typedef MIM_VEC(Unit *) UnitVec;
 
-typedef struct Unit {
+struct Unit {
     MimDef *lam;
     MimPtrMap owned;  /* lam and its blocks -> themselves */
     MimPtrMap fvset;  /* free definition -> itself */
     DefVec fvs;       /* free definitions, in discovery order */
-    DefVec refs;      /* units whose closures the unit builds */
+    UnitVec refs;     /* units whose closures the unit builds */
     MimPtrMap seen;   /* nodes already walked */
     MimDef *code;     /* closure code (env as parameter 1), or NULL */
     MimDef *direct;   /* closed returning unit: the copy with its own type */
     MimDef *env_type; /* Σ of the converted types of fvs */
-} Unit;
+};
 
 typedef struct Conv {
     MimWorld *w;
     MimDef *M, *env_ptr; /* %mem.M, %mem.Ptr0 [] */
     MimPtrMap types;     /* old type -> converted type */
     MimPtrMap units;     /* lam -> Unit* */
-    DefVec unit_list;    /* for the fixed point and freeing */
+    UnitVec unit_list;   /* for the fixed point and freeing */
     MimPtrMap decls;     /* body-less lambda -> converted copy */
     MimPtrMap decl_code; /* body-less lambda -> closure code calling it */
     DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
@@ -238,7 +239,7 @@ static Unit *unit_of(Conv *cv, MimDef *lam) {
     u = mim_xcalloc(1, sizeof *u);
     u->lam = lam;
     mim_ptrmap_put(&cv->units, lam, u);
-    mim_vec_push(&cv->unit_list, (MimDef *)u);
+    mim_vec_push(&cv->unit_list, u);
     return u;
 }
 
@@ -300,8 +301,8 @@ static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *de
         if (lam == u->lam) return;
         Unit *r = unit_of(cv, lam);
         for (size_t i = 0; i < u->refs.len; i++)
-            if (u->refs.data[i] == (MimDef *)r) return;
-        mim_vec_push(&u->refs, (MimDef *)r);
+            if (u->refs.data[i] == r) return;
+        mim_vec_push(&u->refs, r);
         return;
     }
     if (mim_ptrmap_has(&u->owned, lam)) return;
@@ -371,7 +372,7 @@ static void find_units(Conv *cv) {
         if (is_body_lam(e)) unit_of(cv, e);
     }
     for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) { /* the list grows */
-        Unit *u = (Unit *)cv->unit_list.data[i];
+        Unit *u = cv->unit_list.data[i];
         MimPtrMap dep_memo = {0};
         mim_ptrmap_put(&u->owned, u->lam, u->lam);
         walk(cv, u, mim_lam_filter(u->lam), VALUE, &dep_memo);
@@ -381,11 +382,11 @@ static void find_units(Conv *cv) {
     for (bool changed = true; changed && !cv->failed;) {
         changed = false;
         for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) {
-            Unit *u = (Unit *)cv->unit_list.data[i];
+            Unit *u = cv->unit_list.data[i];
             size_t before = u->fvs.len;
             MimPtrMap dep_memo = {0};
             for (size_t j = 0; j < u->refs.len; j++) {
-                Unit *r = (Unit *)u->refs.data[j];
+                Unit *r = u->refs.data[j];
                 for (size_t k = 0; k < r->fvs.len; k++) walk(cv, u, r->fvs.data[k], VALUE, &dep_memo);
             }
             mim_ptrmap_free(&dep_memo);
@@ -941,7 +942,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
         bool ok = nl == u->code ? build_code(&cv, u) : build_direct(&cv, u);
         if (!ok) cv.failed = true;
     }
-    for (size_t i = 0; i < cv.unit_list.len; i++) unit_free((Unit *)cv.unit_list.data[i]);
+    for (size_t i = 0; i < cv.unit_list.len; i++) unit_free(cv.unit_list.data[i]);
     mim_vec_free(&cv.unit_list);
     mim_vec_free(&cv.todo);
     mim_vec_free(&ext);
