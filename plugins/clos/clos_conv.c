@@ -15,9 +15,10 @@
  * A closure value is the pair (code, env): `code : Cn [M, Ptr0 [], D₁ …]`
  * takes the environment pointer as parameter 1; continuations that do not
  * return get a dummy last parameter `Cn M`, so that the code is a function.
- * A non-empty environment is a tuple stored in memory obtained with
- * %mem.alloc (heap: closures may outlive their creator); the code loads it
- * in its prologue. So the phase goes straight to the untyped pairs of
+ * A single integer or pointer is the environment pointer itself (bit
+ * cast); a larger environment is a tuple stored in memory obtained with
+ * %mem.alloc (heap: closures may outlive their creator), which the code
+ * loads in its prologue. So the phase goes straight to the untyped pairs of
  * lower_typed_clos (§5.6), which has nothing left to do (docs/clos.md).
  *
  * Applications whose callee is a closure call its code with the environment
@@ -441,6 +442,17 @@ static MimDef *env_type(Conv *cv, Unit *u) {
     return u->env_type;
 }
 
+/* A single free definition that is an integer or a pointer is stored in the
+ * environment pointer itself (clos.md §5.6, "unboxed"). */
+static bool unboxed(Conv *cv, Unit *u) {
+    MimDef *T = u->fvs.len == 1 ? env_type(cv, u) : NULL;
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (mim_match(T, MIM_mem_Ptr)) return true;
+    uint64_t s;
+    return mim_def_node(T) == MIM_APP && mim_app_callee(T) == mim_idx(cv->w) && mim_def_lit(mim_app_arg(T), &s);
+}
+
 static MimDef *direct_of(Conv *cv, Unit *u) {
     if (u->direct) return u->direct;
     MimDef *T = direct_type(cv, cn_type(cv, mim_def_type(u->lam)));
@@ -473,6 +485,9 @@ static MimDef *make_closure(Ctx *c, MimDef *lam) {
     MimDef *env;
     if (!u->fvs.len) {
         env = mim_bot(w, cv->env_ptr);
+    } else if (unboxed(cv, u)) {
+        MimDef *val = rewrite(c, u->fvs.data[0], VALUE);
+        env = val ? bitcast(cv, cv->env_ptr, val) : NULL;
     } else {
         if (!c->cur_mem) {
             fail(cv, lam, "cannot place the environment of this closure (no memory at its use)");
@@ -875,7 +890,12 @@ static bool build_code(Conv *cv, Unit *u) {
     }
     Ctx c = {.cv = cv, .u = u};
     MimDef *mem = NULL;
-    if (u->fvs.len) {
+    if (unboxed(cv, u)) {
+        MimDef *v = bitcast(cv, env_type(cv, u), mim_var_proj(w, nl, nn, 1));
+        if (!v) return false;
+        if (mim_def_name(u->fvs.data[0])) mim_def_set_name(v, mim_def_name(u->fvs.data[0]));
+        mim_ptrmap_put(&c.subst, u->fvs.data[0], v);
+    } else if (u->fvs.len) {
         MimDef *ET = env_type(cv, u);
         MimDef *envp = mim_var_proj(w, nl, nn, 1);
         MimDef *p = ET ? bitcast(cv, ptr_to(cv, ET), envp) : NULL;
