@@ -62,6 +62,9 @@ typedef struct Conv {
     DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
     MimPtrMap todo_kind; /* new lambda -> Unit* */
     MimPtrMap sjlj;      /* functions whose return continuation a closure captures */
+    MimPtrMap known;     /* the lambdas of the program (walked) */
+    bool needed;         /* some lambda is a value, has free variables or takes closures */
+    MimDef *dependent;   /* a lambda of a dependent type (not converted), or NULL */
     uint64_t num_slots;  /* ids of the slots of jump buffers */
     bool failed;
 } Conv;
@@ -125,7 +128,7 @@ static bool is_returning(Conv *cv, MimDef *pi) {
     if (!pi) return false;
     MimDef *dom = mim_pi_dom(pi);
     uint64_t n = clos_num_comps(cv->w, dom);
-    MimDef *last = n > 1 ? cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) : NULL;
+    MimDef *last = n ? cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) : NULL;
     return last && !is_returning(cv, last);
 }
 
@@ -253,10 +256,13 @@ static void unit_free(Unit *u) {
     free(u);
 }
 
-enum { USES_OWNED = 1, HAS_LAM = 2, KNOWN = 4 };
+enum { USES_OWNED = 1, HAS_LAM = 2, USES_OUTER = 4, KNOWN = 8 };
 
 /* Does d (not entering mutables) use a variable of a lambda the unit owns
- * (USES_OWNED), or contain a lambda (HAS_LAM)? Memoized in memo. */
+ * (USES_OWNED), of another lambda of the program (USES_OUTER), or contain
+ * a lambda (HAS_LAM)? Variables of binders that are not part of the
+ * program any more (left in types by earlier rewrites) count as neither.
+ * Memoized in memo. */
 static unsigned inspect(Conv *cv, Unit *u, MimDef *d, MimPtrMap *memo) {
     d = mim_resolve(cv->w, d);
     if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return 0;
@@ -265,7 +271,8 @@ static unsigned inspect(Conv *cv, Unit *u, MimDef *d, MimPtrMap *memo) {
     if (hit) return (unsigned)(uintptr_t)*hit & ~(unsigned)KNOWN;
     unsigned res = 0;
     if (mim_def_node(d) == MIM_VAR) {
-        res = mim_ptrmap_has(&u->owned, mim_def_op(d, 0)) ? USES_OWNED : 0;
+        MimDef *b = mim_def_op(d, 0);
+        res = mim_ptrmap_has(&u->owned, b) ? USES_OWNED : mim_ptrmap_has(&cv->known, b) ? USES_OUTER : 0;
     } else {
         for (size_t i = 0; i < mim_def_num_ops(d); i++) res |= inspect(cv, u, mim_def_op(d, i), memo);
     }
@@ -291,14 +298,37 @@ static void add_fv(Conv *cv, Unit *u, MimDef *d) {
     }
     mim_ptrmap_put(&u->fvset, d, d);
     mim_vec_push(&u->fvs, d);
+    cv->needed = true;
 }
 
 static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo);
 
+/* Is lam a lambda of a dependent function type (a later parameter's type
+ * mentions an earlier parameter; add_mem leaves them alone too)? Those are
+ * left as they are: called directly, they keep working; as values they
+ * cannot be converted. Notes whether lam's own type must change. */
+static bool is_dependent(Conv *cv, MimDef *lam) {
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *dom = pi ? mim_resolve(cv->w, mim_pi_dom(pi)) : NULL;
+    if (!dom || mim_def_is_mut(dom) || (mim_def_dep(dom) & MIM_DEP_VAR)) return true;
+    if (!mim_ptrmap_has(&cv->known, lam) && direct_type(cv, pi) != pi)
+        cv->needed = true; /* it has continuations in value position */
+    return false;
+}
+
 static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *dep_memo) {
-    if (!is_body_lam(lam)) return; /* C declarations, imports, direct-style functions */
+    if (!is_body_lam(lam)) { /* C declarations, imports, direct-style functions */
+        if (pos == VALUE) cv->needed = true;
+        return;
+    }
+    if (is_dependent(cv, lam)) {
+        if (pos == VALUE && !cv->dependent) cv->dependent = lam;
+        return;
+    }
+    mim_ptrmap_put(&cv->known, lam, lam);
     bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
     if (ret || pos == VALUE) {
+        if (pos == VALUE) cv->needed = true;
         if (lam == u->lam) return;
         Unit *r = unit_of(cv, lam);
         for (size_t i = 0; i < u->refs.len; i++)
@@ -350,10 +380,11 @@ static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo
     if (pos == VALUE && mim_ptrmap_has(&u->seen, d)) return;
     if (pos == VALUE) mim_ptrmap_put(&u->seen, d, d);
     if (mim_def_node(d) == MIM_VAR) {
-        if (!mim_ptrmap_has(&u->owned, mim_def_op(d, 0))) add_fv(cv, u, d);
+        MimDef *b = mim_def_op(d, 0);
+        if (!mim_ptrmap_has(&u->owned, b) && mim_ptrmap_has(&cv->known, b)) add_fv(cv, u, d);
         return;
     }
-    if ((mim_def_dep(d) & MIM_DEP_VAR) && !has_mem(cv, mim_def_type(d)) && !inspect(cv, u, d, dep_memo)) {
+    if (!has_mem(cv, mim_def_type(d)) && inspect(cv, u, d, dep_memo) == USES_OUTER) {
         add_fv(cv, u, d); /* depends on variables of enclosing lambdas only */
         return;
     }
@@ -370,7 +401,7 @@ static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo
 static void find_units(Conv *cv) {
     for (size_t i = 0, n = mim_world_num_externals(cv->w); i < n; i++) {
         MimDef *e = mim_world_external(cv->w, i);
-        if (is_body_lam(e)) unit_of(cv, e);
+        if (is_body_lam(e) && !is_dependent(cv, e)) mim_ptrmap_put(&cv->known, unit_of(cv, e)->lam, e);
     }
     for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) { /* the list grows */
         Unit *u = cv->unit_list.data[i];
@@ -628,6 +659,7 @@ static MimDef *rewrite_lam(Ctx *c, MimDef *lam, enum Pos pos) {
         fail(cv, lam, "a function in direct style used as a value");
         return NULL;
     }
+    if (!mim_ptrmap_has(&cv->known, lam) && is_dependent(cv, lam)) return lam; /* left as it is */
     bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
     if (!ret && pos != VALUE) return block_of(c, lam);
     Unit *u = mim_ptrmap_get(&cv->units, lam);
@@ -741,8 +773,7 @@ static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
     if (done) return done;
     MimDef *res;
     if (mim_def_node(d) == MIM_VAR) {
-        fail(cv, d, "internal: a variable outside of its lambda");
-        return NULL;
+        res = d; /* of a binder that is not part of the program (in a type) */
     } else if (mim_def_node(d) == MIM_APP) {
         res = rewrite_app(c, d);
     } else {
@@ -937,9 +968,12 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     MimDef *unit_ty = mim_unit_type(w);
     cv.env_ptr = ptr_to(&cv, unit_ty);
     find_units(&cv);
+    if (!cv.failed && cv.dependent)
+        fail(&cv, cv.dependent, "a function of a dependent type used as a value cannot be closure-converted");
+    bool skip = !cv.needed; /* a first-order program stays as it is */
     DefVec ext = {0}; /* the list of externals changes below */
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
-    for (size_t i = 0; i < ext.len && !cv.failed; i++) {
+    for (size_t i = 0; i < ext.len && !cv.failed && !skip; i++) {
         MimDef *e = ext.data[i];
         if (mim_def_node(e) != MIM_LAM) continue;
         if (!is_body_lam(e)) {
@@ -947,8 +981,10 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
             continue;
         }
         Unit *u = mim_ptrmap_get(&cv.units, e);
+        if (!u) continue; /* of a dependent type: left as it is */
         if (u->fvs.len) {
-            fail(&cv, u->fvs.data[0], "internal: an external function with free variables");
+            fail(&cv, u->fvs.data[0], "an external function uses a variable of another function "
+                                      "(e.g. through a dependent type)");
             break;
         }
         MimDef *nl = direct_of(&cv, u);
@@ -972,6 +1008,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     mim_ptrmap_free(&cv.decls);
     mim_ptrmap_free(&cv.decl_code);
     mim_ptrmap_free(&cv.sjlj);
+    mim_ptrmap_free(&cv.known);
     if (cv.failed && !mim_world_has_error(w))
         mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
     return !cv.failed && !mim_world_has_error(w);
