@@ -140,6 +140,11 @@ void ll_error(LL *ll, const MimDef *d, const char *why) {
     MimDef *t = d ? mim_def_type(d) : NULL;
     char *type = t ? mim_def_to_str(ll->w, t) : NULL;
     MimLoc loc = d ? mim_def_loc(d) : mim_world_loc(ll->w);
+    /* nodes without a location (variables, ⊥) are reported at the block or
+     * function being emitted */
+    if (!loc.file && ll->bb >= 0 && (size_t)ll->bb < ll->blocks.len && ll->blocks.data[ll->bb].lam)
+        loc = mim_def_loc(ll->blocks.data[ll->bb].lam);
+    if (!loc.file && ll->cur) loc = mim_def_loc(ll->cur);
     mim_diag_report(mim_world_diag(ll->w), MIM_ERROR, loc, "unhandled def in LLVM backend: %s : %s",
                     def ? def : "?", type ? type : "?");
     if (why) mim_diag_report(mim_world_diag(ll->w), MIM_NOTE, loc, "%s", why);

@@ -19,8 +19,8 @@
  * memory operands that the program already passes (to axioms or to callees
  * whose domain already started with %mem.M) are kept, i.e. memory is threaded
  * in the order of the original data dependencies rather than substituted;
- * lambdas without a body, implicit or dependent function types are left
- * alone. */
+ * a lambda without a body (a C declaration) becomes a declaration of the
+ * extended type; implicit or dependent function types are left alone. */
 #include "mem_passes.h"
 #include "mem_util.h"
 #include "mim/plugin/mem.h"
@@ -222,11 +222,11 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     MimDef *done = mim_ptrmap_get(&am->lams, lam);
     if (done) return done;
     MimDef *pi = plain_cn(am, mim_def_type(lam));
-    if (!pi || !mim_lam_body(lam)) {
+    MimDef *npi = pi ? ext_type(am, pi) : NULL;
+    if (!pi || (!mim_lam_body(lam) && npi == pi)) {
         mim_ptrmap_put(&am->lams, lam, lam);
         return lam;
     }
-    MimDef *npi = ext_type(am, pi);
     MimDef *nl = npi ? mim_mut_lam(w, npi) : NULL;
     if (!nl) return NULL;
     mim_ptrmap_put(&am->lams, lam, nl); /* before the body: recursion */
@@ -237,6 +237,9 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
         mim_make_internal(w, lam);
         mim_make_external(w, nl);
     }
+    /* a C declaration: the same declaration with memory (the back end drops
+     * memory parameters, so the C signature stays) */
+    if (!mim_lam_body(lam)) return nl;
 
     /* the old variable in terms of the new parameters */
     MimDef *dom = mim_pi_dom(pi);

@@ -3,7 +3,9 @@
  * generation. A call f (a₀, …, aₙ) of a workable, non-recursive f (recursive
  * ones too with --aggr-lam-spec) becomes f' (the non-function arguments
  * [, the return continuation if f returns and is closed]) where f' has f's
- * body with the function parameters replaced by this call's arguments. */
+ * body with the function parameters replaced by this call's arguments.
+ * Function arguments that depend on variables (not lambdas) are kept as
+ * parameters: f' would otherwise refer to a variable of the caller. */
 #include "pass/std.h"
 
 #include "mim/vec.h"
@@ -42,7 +44,12 @@ static MimDef *specialize(LamSpec *s, MimWorld *w, MimDef *f, MimDef *arg) {
     MimDef **elem = mim_xmalloc(n * sizeof *elem);
     for (uint64_t i = 0; i < n; ++i) {
         MimDef *T = n == 1 ? dom : mim_res(w, dom->ops[i]);
-        bool keep = !is_fn_type(w, T) || (skip && i + 1 == n);
+        MimDef *a = mim_res(w, mim_proj(w, arg, n, i));
+        /* a function value computed from variables (e.g. the code of a
+         * closure parameter after closure conversion) is kept: f' would
+         * refer to a variable of the caller (docs/decisions.md) */
+        bool var_value = a && !a->is_mut && (a->dep & MIM_DEP_VAR);
+        bool keep = !is_fn_type(w, T) || (skip && i + 1 == n) || var_value;
         if (keep) {
             mim_vec_push(&kept_types, T);
             mim_vec_push(&kept_args, mim_proj(w, arg, n, i));

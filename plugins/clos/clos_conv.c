@@ -1,0 +1,1023 @@
+/* %clos.clos_conv_phase (clos.md §5.2, docs/clos.md): closure conversion of
+ * a program in the shape reshape (Flat) + add_mem leave it (every
+ * continuation `Cn [%mem.M, …]`).
+ *
+ * A *unit* is a lambda that becomes a function of its own: every returning
+ * lambda (last parameter a continuation), and every other lambda that is
+ * used as a value. The lambdas a unit calls directly, branches to, or passes
+ * as the return continuation of a call (and that are not returning) are its
+ * *blocks*: they are copied into the unit and keep their free variables,
+ * which the back end sees as values of the enclosing function.
+ *
+ * The free definitions of a unit (the maximal subexpressions of its body and
+ * blocks that depend on variables of other lambdas only, computed as a fixed
+ * point through the units it builds closures of) become its environment.
+ * A closure value is the pair (code, env): `code : Cn [M, Ptr0 [], D₁ …]`
+ * takes the environment pointer as parameter 1; continuations that do not
+ * return get a dummy last parameter `Cn M`, so that the code is a function.
+ * A single integer or pointer is the environment pointer itself (bit
+ * cast); a larger environment is a tuple stored in memory obtained with
+ * %mem.alloc (heap: closures may outlive their creator), which the code
+ * loads in its prologue. So the phase goes straight to the untyped pairs of
+ * lower_typed_clos (§5.6), which has nothing left to do (docs/clos.md).
+ *
+ * Applications whose callee is a closure call its code with the environment
+ * inserted. Allocations are threaded into the memory of the call (or
+ * memory operation) whose operands build the closure. Return continuations
+ * stay plain continuations; where a closure captures one (a non-local
+ * return), the function sets a jump buffer at its start and the captured
+ * value is a closure that longjmps back to it (clos2sjlj, §5.5). */
+#include "clos_impl.h"
+
+#include "mim/plugin/clos.h"
+#include "mim/plugin/core.h"
+#include "mim/plugin/mem.h"
+
+#include <stdlib.h>
+
+typedef MIM_VEC(MimDef *) DefVec;
+typedef struct Unit Unit;
+typedef MIM_VEC(Unit *) UnitVec;
+
+struct Unit {
+    MimDef *lam;
+    MimPtrMap owned;  /* lam and its blocks -> themselves */
+    MimPtrMap fvset;  /* free definition -> itself */
+    DefVec fvs;       /* free definitions, in discovery order */
+    UnitVec refs;     /* units whose closures the unit builds */
+    MimPtrMap seen;   /* nodes already walked */
+    MimDef *code;     /* closure code (env as parameter 1), or NULL */
+    MimDef *direct;   /* closed returning unit: the copy with its own type */
+    MimDef *env_type; /* Σ of the converted types of fvs */
+};
+
+typedef struct Conv {
+    MimWorld *w;
+    MimDef *M, *env_ptr; /* %mem.M, %mem.Ptr0 [] */
+    MimPtrMap types;     /* old type -> converted type */
+    MimPtrMap units;     /* lam -> Unit* */
+    UnitVec unit_list;   /* for the fixed point and freeing */
+    MimPtrMap decls;     /* body-less lambda -> converted copy */
+    MimPtrMap decl_code; /* body-less lambda -> closure code calling it */
+    DefVec todo;         /* lambdas whose bodies are still to build (Unit* of code/direct) */
+    MimPtrMap todo_kind; /* new lambda -> Unit* */
+    MimPtrMap sjlj;      /* functions whose return continuation a closure captures */
+    MimPtrMap known;     /* the lambdas of the program (walked) */
+    bool needed;         /* some lambda is a value, has free variables or takes closures */
+    MimDef *dependent;   /* a lambda of a dependent type (not converted), or NULL */
+    uint64_t num_slots;  /* ids of the slots of jump buffers */
+    bool failed;
+} Conv;
+
+/* The rewriting state of one unit's code (or direct copy). */
+typedef struct Ctx {
+    Conv *cv;
+    Unit *u;
+    MimPtrMap subst;  /* old var / free def -> replacement */
+    MimPtrMap blocks; /* old block -> copy in this unit */
+    MimPtrMap *memo;  /* of the body being rebuilt */
+    MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
+    MimDef *self;     /* the unit's own closure inside its code, or NULL */
+    MimDef *ret_old;  /* with sjlj: the old return continuation, and */
+    MimDef *thrower;  /* the closure that stands for it as a value */
+} Ctx;
+
+enum Pos { VALUE, CALLEE, RET };
+
+static void fail(Conv *cv, MimDef *at, const char *msg) {
+    if (!cv->failed) {
+        char *str = at ? mim_def_to_str(cv->w, at) : NULL;
+        mim_diag_report(mim_world_diag(cv->w), MIM_ERROR, at ? mim_def_loc(at) : mim_world_loc(cv->w),
+                        "clos: %s%s%s", msg, str ? ": " : "", str ? str : "");
+        free(str);
+    }
+    cv->failed = true;
+}
+
+/* ---- types ------------------------------------------------------------------ */
+
+/* A Cn type (resolved, immutable), or NULL. */
+static MimDef *cn_type(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (T && mim_def_is_mut(T) && mim_def_node(T) == MIM_PI) T = mim_immutabilize(cv->w, T);
+    if (!T || mim_def_node(T) != MIM_PI || mim_def_is_mut(T) || mim_pi_is_implicit(T) || !mim_pi_is_cn(T))
+        return NULL;
+    return T;
+}
+
+uint64_t clos_num_comps(MimWorld *w, MimDef *dom) {
+    dom = mim_resolve(w, dom);
+    uint64_t n;
+    if (mim_def_node(dom) == MIM_SIGMA) return mim_def_num_ops(dom);
+    if (mim_def_node(dom) == MIM_ARR && mim_def_lit(mim_def_op(dom, 0), &n)) return n;
+    return 1;
+}
+
+MimDef *clos_comp_type(MimWorld *w, MimDef *dom, uint64_t n, uint64_t i) {
+    dom = mim_resolve(w, dom);
+    if (n == 1) return dom;
+    if (mim_def_node(dom) == MIM_SIGMA) return mim_def_op(dom, i);
+    return mim_def_op(dom, 1);
+}
+
+/* Is the Cn type returning: is its last parameter a return continuation?
+ * That is a continuation that does not return itself: a last parameter
+ * `k: Cn [M, X, Cn R]` (a loop after tail_rec_elim carrying a closure) is a
+ * value, and the lambda a basic block. */
+static bool is_returning(Conv *cv, MimDef *pi) {
+    if (!pi) return false;
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = clos_num_comps(cv->w, dom);
+    MimDef *last = n ? cn_type(cv, clos_comp_type(cv->w, dom, n, n - 1)) : NULL;
+    return last && !is_returning(cv, last);
+}
+
+static MimDef *conv_type(Conv *cv, MimDef *T);
+static MimDef *conv_const(Conv *cv, MimDef *d);
+
+/* The converted components of a Cn domain; env inserted at 1 if `env`,
+ * the last one a plain continuation if the type is returning, a dummy
+ * `Cn M` appended if `dummy`. */
+static MimDef *conv_dom(Conv *cv, MimDef *pi, bool env, bool dummy) {
+    MimWorld *w = cv->w;
+    MimDef *dom = mim_pi_dom(pi);
+    uint64_t n = clos_num_comps(w, dom);
+    bool ret = is_returning(cv, pi);
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    bool ok = true;
+    for (uint64_t i = 0; i < n && ok; i++) {
+        MimDef *D = clos_comp_type(w, dom, n, i);
+        if (i == 1 && env) ops[k++] = cv->env_ptr;
+        if (ret && i == n - 1) {
+            MimDef *rdom = conv_dom(cv, cn_type(cv, D), false, false); /* a Cn: ret */
+            ops[k] = rdom ? mim_cn(w, rdom) : NULL;
+        } else {
+            ops[k] = conv_type(cv, D);
+        }
+        ok = ops[k++] != NULL;
+    }
+    if (env && n == 1) ops[k++] = cv->env_ptr;
+    if (dummy) ops[k++] = mim_cn(w, cv->M);
+    MimDef *res = !ok ? NULL : k == 1 ? ops[0] : mim_sigma(w, ops, k);
+    free(ops);
+    return res;
+}
+
+static MimDef *direct_type(Conv *cv, MimDef *pi) {
+    MimDef *dom = pi ? conv_dom(cv, pi, false, false) : NULL;
+    return dom ? mim_cn(cv->w, dom) : NULL;
+}
+
+static MimDef *code_type(Conv *cv, MimDef *pi) {
+    MimDef *dom = pi ? conv_dom(cv, pi, true, !is_returning(cv, pi)) : NULL;
+    return dom ? mim_cn(cv->w, dom) : NULL;
+}
+
+/* A value of Cn type becomes the pair [code, env pointer]. */
+static MimDef *clos_type(Conv *cv, MimDef *pi) {
+    MimDef *ops[2] = {code_type(cv, pi), cv->env_ptr};
+    return ops[0] ? mim_sigma(cv->w, ops, 2) : NULL;
+}
+
+bool clos_is_clos_type(MimDef *T, MimDef *env_ptr) {
+    return T && mim_def_node(T) == MIM_SIGMA && mim_def_num_ops(T) == 2 && mim_def_op(T, 1) == env_ptr &&
+           mim_def_node(mim_def_op(T, 0)) == MIM_PI;
+}
+
+/* T with every continuation type in value position converted (memoized). */
+static MimDef *conv_type(Conv *cv, MimDef *T) {
+    MimWorld *w = cv->w;
+    T = T ? mim_resolve(w, T) : NULL;
+    if (!T) return NULL;
+    if (mim_def_is_mut(T) && mim_def_node(T) == MIM_PI) T = mim_immutabilize(w, T);
+    if (mim_def_is_mut(T) || !mim_def_is_const(T)) return T;
+    MimDef *done = mim_ptrmap_get(&cv->types, T);
+    if (done) return done;
+    MimDef *res = T;
+    MimDef *pi = cn_type(cv, T);
+    if (pi) {
+        res = clos_type(cv, pi);
+    } else if (mim_def_num_ops(T) && mim_def_node(T) != MIM_AXIOM) {
+        size_t n = mim_def_num_ops(T);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
+        bool ok = true, changed = false;
+        for (size_t i = 0; i < n && ok; i++) {
+            MimDef *op = mim_def_op(T, i);
+            ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
+            changed |= ok && ops[i] != op;
+        }
+        res = !ok ? NULL : changed ? mim_rebuild(w, T, mim_def_type(T), ops) : T;
+        free(ops);
+    }
+    if (res) mim_ptrmap_put(&cv->types, T, res);
+    return res;
+}
+
+/* ---- units and their free definitions ------------------------------------------ */
+
+static bool is_type_level(MimWorld *w, MimDef *d) {
+    MimDef *T = mim_def_type(d);
+    T = T ? mim_resolve(w, T) : NULL;
+    return !T || mim_def_node(T) == MIM_TYPE || mim_def_node(T) == MIM_UNIV;
+}
+
+static bool has_mem(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (T == cv->M) return true;
+    if (mim_def_node(T) == MIM_SIGMA)
+        for (size_t i = 0; i < mim_def_num_ops(T); i++)
+            if (has_mem(cv, mim_def_op(T, i))) return true;
+    if (mim_def_node(T) == MIM_ARR) return has_mem(cv, mim_def_op(T, 1));
+    return false;
+}
+
+static bool is_body_lam(MimDef *d) {
+    return mim_def_is_mut(d) && mim_def_node(d) == MIM_LAM && mim_lam_body(d) && mim_pi_is_cn(mim_def_type(d));
+}
+
+static Unit *unit_of(Conv *cv, MimDef *lam) {
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (u) return u;
+    u = mim_xcalloc(1, sizeof *u);
+    u->lam = lam;
+    mim_ptrmap_put(&cv->units, lam, u);
+    mim_vec_push(&cv->unit_list, u);
+    return u;
+}
+
+static void unit_free(Unit *u) {
+    mim_ptrmap_free(&u->owned);
+    mim_ptrmap_free(&u->fvset);
+    mim_ptrmap_free(&u->seen);
+    mim_vec_free(&u->fvs);
+    mim_vec_free(&u->refs);
+    free(u);
+}
+
+enum { USES_OWNED = 1, HAS_LAM = 2, USES_OUTER = 4, KNOWN = 8 };
+
+/* Does d (not entering mutables) use a variable of a lambda the unit owns
+ * (USES_OWNED), of another lambda of the program (USES_OUTER), or contain
+ * a lambda (HAS_LAM)? Variables of binders that are not part of the
+ * program any more (left in types by earlier rewrites) count as neither.
+ * Memoized in memo. */
+static unsigned inspect(Conv *cv, Unit *u, MimDef *d, MimPtrMap *memo) {
+    d = mim_resolve(cv->w, d);
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return 0;
+    if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? HAS_LAM : 0;
+    void **hit = mim_ptrmap_find(memo, d);
+    if (hit) return (unsigned)(uintptr_t)*hit & ~(unsigned)KNOWN;
+    unsigned res = 0;
+    if (mim_def_node(d) == MIM_VAR) {
+        MimDef *b = mim_def_op(d, 0);
+        res = mim_ptrmap_has(&u->owned, b) ? USES_OWNED : mim_ptrmap_has(&cv->known, b) ? USES_OUTER : 0;
+    } else {
+        for (size_t i = 0; i < mim_def_num_ops(d); i++) res |= inspect(cv, u, mim_def_op(d, i), memo);
+    }
+    mim_ptrmap_put(memo, d, (void *)(uintptr_t)(res | KNOWN));
+    return res;
+}
+
+static void add_fv(Conv *cv, Unit *u, MimDef *d) {
+    if (mim_ptrmap_has(&u->fvset, d)) return;
+    if (has_mem(cv, mim_def_type(d))) {
+        fail(cv, d, "a closure would capture a memory token");
+        return;
+    }
+    MimDef *RT = cn_type(cv, mim_def_type(d));
+    if (RT && mim_def_node(d) == MIM_EXTRACT) {
+        /* a return continuation of an enclosing function: a non-local return */
+        MimDef *tup = mim_resolve(cv->w, mim_def_op(d, 0));
+        MimDef *binder = mim_def_node(tup) == MIM_VAR ? mim_def_op(tup, 0) : NULL;
+        MimDef *bpi = binder ? cn_type(cv, mim_def_type(binder)) : NULL;
+        uint64_t idx, n = bpi ? clos_num_comps(cv->w, mim_pi_dom(bpi)) : 0;
+        if (bpi && is_returning(cv, bpi) && mim_def_lit(mim_def_op(d, 1), &idx) && idx == n - 1)
+            mim_ptrmap_put(&cv->sjlj, binder, binder); /* a non-local return: setjmp in binder */
+    }
+    mim_ptrmap_put(&u->fvset, d, d);
+    mim_vec_push(&u->fvs, d);
+    cv->needed = true;
+}
+
+static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo);
+
+/* Is lam a lambda of a dependent function type (a later parameter's type
+ * mentions an earlier parameter; add_mem leaves them alone too)? Those are
+ * left as they are: called directly, they keep working; as values they
+ * cannot be converted. Notes whether lam's own type must change. */
+static bool is_dependent(Conv *cv, MimDef *lam) {
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *dom = pi ? mim_resolve(cv->w, mim_pi_dom(pi)) : NULL;
+    if (!dom || mim_def_is_mut(dom) || (mim_def_dep(dom) & MIM_DEP_VAR)) return true;
+    if (!mim_ptrmap_has(&cv->known, lam) && direct_type(cv, pi) != pi)
+        cv->needed = true; /* it has continuations in value position */
+    return false;
+}
+
+static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *dep_memo) {
+    if (!is_body_lam(lam)) { /* C declarations, imports, direct-style functions */
+        if (pos == VALUE) cv->needed = true;
+        return;
+    }
+    if (is_dependent(cv, lam)) {
+        if (pos == VALUE && !cv->dependent) cv->dependent = lam;
+        return;
+    }
+    mim_ptrmap_put(&cv->known, lam, lam);
+    bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
+    if (ret || pos == VALUE) {
+        if (pos == VALUE) cv->needed = true;
+        if (lam == u->lam) return;
+        Unit *r = unit_of(cv, lam);
+        for (size_t i = 0; i < u->refs.len; i++)
+            if (u->refs.data[i] == r) return;
+        mim_vec_push(&u->refs, r);
+        return;
+    }
+    if (mim_ptrmap_has(&u->owned, lam)) return;
+    mim_ptrmap_put(&u->owned, lam, lam);
+    walk(cv, u, mim_lam_filter(lam), VALUE, dep_memo);
+    walk(cv, u, mim_lam_body(lam), VALUE, dep_memo);
+}
+
+static void walk_app(Conv *cv, Unit *u, MimDef *d, MimPtrMap *dep_memo) {
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
+    if (!pi) {
+        walk(cv, u, callee, VALUE, dep_memo);
+        walk(cv, u, arg, VALUE, dep_memo);
+        return;
+    }
+    if (mim_def_node(callee) == MIM_EXTRACT && mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+        MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+        for (size_t i = 0; i < mim_def_num_ops(branches); i++) walk(cv, u, mim_def_op(branches, i), CALLEE, dep_memo);
+        walk(cv, u, mim_def_op(callee, 1), VALUE, dep_memo);
+    } else {
+        walk(cv, u, callee, CALLEE, dep_memo);
+    }
+    bool ret = is_returning(cv, pi);
+    if (mim_def_node(arg) == MIM_TUPLE) {
+        size_t n = mim_def_num_ops(arg);
+        for (size_t i = 0; i < n; i++) walk(cv, u, mim_def_op(arg, i), ret && i == n - 1 ? RET : VALUE, dep_memo);
+    } else {
+        walk(cv, u, arg, VALUE, dep_memo);
+    }
+}
+
+/* Record the free definitions and closures of unit u reachable from d. */
+static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo) {
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || cv->failed) return;
+    if (mim_def_is_mut(d)) {
+        if (mim_def_node(d) == MIM_LAM) walk_lam(cv, u, d, pos, dep_memo);
+        return;
+    }
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || is_type_level(w, d)) return;
+    if (pos == VALUE && mim_ptrmap_has(&u->seen, d)) return;
+    if (pos == VALUE) mim_ptrmap_put(&u->seen, d, d);
+    if (mim_def_node(d) == MIM_VAR) {
+        MimDef *b = mim_def_op(d, 0);
+        if (!mim_ptrmap_has(&u->owned, b) && mim_ptrmap_has(&cv->known, b)) add_fv(cv, u, d);
+        return;
+    }
+    if (!has_mem(cv, mim_def_type(d)) && inspect(cv, u, d, dep_memo) == USES_OUTER) {
+        add_fv(cv, u, d); /* depends on variables of enclosing lambdas only */
+        return;
+    }
+    if (mim_def_node(d) == MIM_APP) {
+        walk_app(cv, u, d, dep_memo);
+        return;
+    }
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) walk(cv, u, mim_def_op(d, i), VALUE, dep_memo);
+}
+
+/* Walk every unit reachable from the externals, then grow the free
+ * definitions until no unit's set changes: a unit captures what the
+ * closures it builds capture, as far as it does not compute it itself. */
+static void find_units(Conv *cv) {
+    for (size_t i = 0, n = mim_world_num_externals(cv->w); i < n; i++) {
+        MimDef *e = mim_world_external(cv->w, i);
+        if (is_body_lam(e) && !is_dependent(cv, e)) mim_ptrmap_put(&cv->known, unit_of(cv, e)->lam, e);
+    }
+    for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) { /* the list grows */
+        Unit *u = cv->unit_list.data[i];
+        MimPtrMap dep_memo = {0};
+        mim_ptrmap_put(&u->owned, u->lam, u->lam);
+        walk(cv, u, mim_lam_filter(u->lam), VALUE, &dep_memo);
+        walk(cv, u, mim_lam_body(u->lam), VALUE, &dep_memo);
+        mim_ptrmap_free(&dep_memo);
+    }
+    for (bool changed = true; changed && !cv->failed;) {
+        changed = false;
+        for (size_t i = 0; i < cv->unit_list.len && !cv->failed; i++) {
+            Unit *u = cv->unit_list.data[i];
+            size_t before = u->fvs.len;
+            MimPtrMap dep_memo = {0};
+            for (size_t j = 0; j < u->refs.len; j++) {
+                Unit *r = u->refs.data[j];
+                for (size_t k = 0; k < r->fvs.len; k++) walk(cv, u, r->fvs.data[k], VALUE, &dep_memo);
+            }
+            mim_ptrmap_free(&dep_memo);
+            changed |= u->fvs.len != before;
+        }
+    }
+}
+
+/* ---- building the converted program ------------------------------------------------- */
+
+static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos);
+
+static MimDef *annex(Conv *cv, uint64_t id) {
+    MimDef *a = mim_annex(cv->w, id);
+    if (!a) cv->failed = true;
+    return a;
+}
+
+static MimDef *ptr_to(Conv *cv, MimDef *T) {
+    MimWorld *w = cv->w;
+    MimDef *zero = mim_lit_nat(w, 0);
+    MimDef *pair = mim_pair(w, T, zero);
+    return mim_app(w, annex(cv, MIM_mem_Ptr), pair);
+}
+
+static MimDef *bitcast(Conv *cv, MimDef *to, MimDef *x) {
+    MimWorld *w = cv->w;
+    MimDef *bc = mim_app(w, annex(cv, MIM_core_bitcast), mim_def_type(x));
+    bc = mim_app(w, bc, to);
+    return mim_app(w, bc, x);
+}
+
+static void name_after(MimDef *d, MimDef *old) {
+    if (mim_def_name(old)) mim_def_set_name(d, mim_def_name(old));
+    mim_def_set_loc(d, mim_def_loc(old));
+}
+
+static MimDef *schedule(Conv *cv, MimDef *lam, Unit *u) {
+    mim_vec_push(&cv->todo, lam);
+    mim_ptrmap_put(&cv->todo_kind, lam, u);
+    return lam;
+}
+
+/* The converted environment type of a unit (built once). */
+static MimDef *env_type(Conv *cv, Unit *u) {
+    if (u->env_type || !u->fvs.len) return u->env_type;
+    MimDef **ops = mim_xcalloc(u->fvs.len, sizeof *ops);
+    bool ok = true;
+    for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (ops[i] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
+    u->env_type = ok ? (u->fvs.len == 1 ? ops[0] : mim_sigma(cv->w, ops, u->fvs.len)) : NULL;
+    free(ops);
+    return u->env_type;
+}
+
+/* A single free definition that is an integer or a pointer is stored in the
+ * environment pointer itself (clos.md §5.6, "unboxed"). */
+static bool unboxed(Conv *cv, Unit *u) {
+    MimDef *T = u->fvs.len == 1 ? env_type(cv, u) : NULL;
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (mim_match(T, MIM_mem_Ptr)) return true;
+    uint64_t s;
+    return mim_def_node(T) == MIM_APP && mim_app_callee(T) == mim_idx(cv->w) && mim_def_lit(mim_app_arg(T), &s);
+}
+
+static MimDef *direct_of(Conv *cv, Unit *u) {
+    if (u->direct) return u->direct;
+    MimDef *T = direct_type(cv, cn_type(cv, mim_def_type(u->lam)));
+    u->direct = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!u->direct) return NULL;
+    name_after(u->direct, u->lam);
+    return schedule(cv, u->direct, u);
+}
+
+static MimDef *code_of(Conv *cv, Unit *u) {
+    if (u->code) return u->code;
+    MimDef *T = code_type(cv, cn_type(cv, mim_def_type(u->lam)));
+    u->code = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!u->code) return NULL;
+    name_after(u->code, u->lam);
+    return schedule(cv, u->code, u);
+}
+
+/* The closure of lam built in c (its environment threaded into c's memory). */
+static MimDef *make_closure(Ctx *c, MimDef *lam) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    if (c->self && lam == c->u->lam) return c->self;
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (!u) {
+        fail(cv, lam, "internal: a closure of an unknown lambda");
+        return NULL;
+    }
+    MimDef *code = code_of(cv, u);
+    MimDef *env;
+    if (!u->fvs.len) {
+        env = mim_bot(w, cv->env_ptr);
+    } else if (unboxed(cv, u)) {
+        MimDef *val = rewrite(c, u->fvs.data[0], VALUE);
+        env = val ? bitcast(cv, cv->env_ptr, val) : NULL;
+    } else {
+        if (!c->cur_mem) {
+            fail(cv, lam, "cannot place the environment of this closure (no memory at its use)");
+            return NULL;
+        }
+        MimDef **vals = mim_xcalloc(u->fvs.len, sizeof *vals);
+        bool ok = true;
+        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
+        MimDef *ET = env_type(cv, u);
+        MimDef *tup = ok && ET ? (u->fvs.len == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, u->fvs.len)) : NULL;
+        free(vals);
+        if (!tup) return NULL;
+        MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
+        MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
+        MimDef *res = mim_app(w, alloc, c->cur_mem);
+        MimDef *m1 = mim_proj(w, res, 2, 0);
+        MimDef *p = mim_proj(w, res, 2, 1);
+        MimDef *st_ops[3] = {m1, p, tup};
+        MimDef *st_arg = mim_tuple(w, st_ops, 3);
+        MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+        if (!m2) return NULL;
+        c->cur_mem = m2;
+        env = bitcast(cv, cv->env_ptr, p);
+    }
+    MimDef *ops[2] = {code, env};
+    return code && env ? mim_tuple(w, ops, 2) : NULL;
+}
+
+/* A body-less lambda (C declaration, import) with its type converted. */
+static MimDef *conv_decl(Conv *cv, MimDef *lam) {
+    MimDef *done = mim_ptrmap_get(&cv->decls, lam);
+    if (done) return done;
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *T = pi ? direct_type(cv, pi) : NULL;
+    if (!T || T == pi) {
+        mim_ptrmap_put(&cv->decls, lam, lam);
+        return lam;
+    }
+    MimDef *nl = mim_mut_lam(cv->w, T);
+    if (!nl) return NULL;
+    name_after(nl, lam);
+    if (mim_def_is_external(lam)) {
+        mim_make_internal(cv->w, lam);
+        mim_make_external(cv->w, nl);
+    }
+    mim_ptrmap_put(&cv->decls, lam, nl);
+    return nl;
+}
+
+/* Parameters of nl standing for the old lambda's variable: a tuple of all of
+ * nl's parameters except the environment (1) and a dummy return (last). */
+static MimDef *old_var_repl(Conv *cv, MimDef *nl, uint64_t n_old, bool env, MimDef *mem) {
+    MimWorld *w = cv->w;
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    MimDef **ops = mim_xcalloc(n_old ? n_old : 1, sizeof *ops);
+    for (uint64_t i = 0, j = 0; i < n_old; i++, j++) {
+        if (env && j == 1) j++;
+        ops[i] = i == 0 && mem ? mem : nn == 1 ? mim_var(w, nl) : mim_var_proj(w, nl, nn, j);
+    }
+    MimDef *res = n_old == 1 ? ops[0] : mim_tuple(w, ops, n_old);
+    free(ops);
+    return res;
+}
+
+static void name_params(Conv *cv, MimDef *old, MimDef *nl, bool env) {
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    if (n < 2 || nn < 2) return;
+    for (uint64_t i = 0, j = 0; i < n; i++, j++) {
+        if (env && j == 1) j++;
+        MimDef *p = mim_var_proj(w, old, n, i), *q = mim_var_proj(w, nl, nn, j);
+        if (p && q && mim_def_name(p)) mim_def_set_name(q, mim_def_name(p));
+    }
+    if (env) mim_def_set_name(mim_var_proj(w, nl, nn, 1), mim_world_sym(w, "env"));
+}
+
+/* Rebuild filter and body of old into nl within c (a fresh memo per body). */
+static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
+    MimPtrMap memo = {0}, *saved = c->memo;
+    MimDef *saved_mem = c->cur_mem;
+    MimLoc saved_loc = mim_world_loc(c->cv->w);
+    mim_world_set_loc(c->cv->w, mim_def_loc(old)); /* errors of constructions: at the lambda */
+    c->memo = &memo;
+    c->cur_mem = NULL;
+    MimDef *filter = rewrite(c, mim_lam_filter(old), VALUE);
+    MimDef *body = filter ? rewrite(c, mim_lam_body(old), VALUE) : NULL;
+    mim_ptrmap_free(&memo);
+    c->memo = saved;
+    c->cur_mem = saved_mem;
+    mim_world_set_loc(c->cv->w, saved_loc);
+    return body && mim_lam_set(c->cv->w, nl, filter, body);
+}
+
+static MimDef *block_of(Ctx *c, MimDef *lam) {
+    Conv *cv = c->cv;
+    MimDef *done = mim_ptrmap_get(&c->blocks, lam);
+    if (done) return done;
+    MimDef *T = direct_type(cv, cn_type(cv, mim_def_type(lam)));
+    MimDef *nl = T ? mim_mut_lam(cv->w, T) : NULL;
+    if (!nl) return NULL;
+    name_after(nl, lam);
+    mim_ptrmap_put(&c->blocks, lam, nl);
+    name_params(cv, lam, nl, false);
+    mim_ptrmap_put(&c->subst, mim_var(cv->w, lam), mim_var(cv->w, nl));
+    return fill(c, lam, nl) ? nl : NULL;
+}
+
+/* A C function used as a value: the closure of a code lambda (without
+ * environment) that calls it. */
+static MimDef *decl_closure(Conv *cv, MimDef *lam) {
+    MimWorld *w = cv->w;
+    MimDef *pi = cn_type(cv, mim_def_type(lam));
+    MimDef *code = mim_ptrmap_get(&cv->decl_code, lam);
+    if (!code) {
+        MimDef *decl = conv_decl(cv, lam);
+        MimDef *T = decl && pi ? code_type(cv, pi) : NULL;
+        code = T ? mim_mut_lam(w, T) : NULL;
+        if (!code) return NULL;
+        name_after(code, lam);
+        uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+        MimDef *args = old_var_repl(cv, code, n, true, NULL);
+        MimDef *call = mim_app(w, decl, args);
+        if (!call || !mim_lam_set(w, code, mim_lit_bool(w, false), call)) return NULL;
+        mim_ptrmap_put(&cv->decl_code, lam, code);
+    }
+    MimDef *env = mim_bot(w, cv->env_ptr);
+    MimDef *ops[2] = {code, env};
+    return mim_tuple(w, ops, 2);
+}
+
+static MimDef *rewrite_lam(Ctx *c, MimDef *lam, enum Pos pos) {
+    Conv *cv = c->cv;
+    if (!is_body_lam(lam)) {
+        bool decl = mim_def_node(lam) == MIM_LAM && !mim_lam_body(lam) && cn_type(cv, mim_def_type(lam));
+        if (decl && pos == CALLEE) return conv_decl(cv, lam);
+        if (decl) return decl_closure(cv, lam);
+        fail(cv, lam, "a function in direct style used as a value");
+        return NULL;
+    }
+    if (!mim_ptrmap_has(&cv->known, lam) && is_dependent(cv, lam)) return lam; /* left as it is */
+    bool ret = is_returning(cv, cn_type(cv, mim_def_type(lam)));
+    if (!ret && pos != VALUE) return block_of(c, lam);
+    Unit *u = mim_ptrmap_get(&cv->units, lam);
+    if (ret && pos == CALLEE && u && !u->fvs.len) return direct_of(cv, u);
+    return make_closure(c, lam);
+}
+
+/* Rebuild a tuple argument whose first component is memory, threading the
+ * allocations of closures built for the other components into it. */
+static MimDef *rewrite_mem_args(Ctx *c, MimDef *arg, bool ret, MimDef **mem) {
+    MimWorld *w = c->cv->w;
+    size_t n = mim_def_num_ops(arg);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    MimDef *saved = c->cur_mem;
+    c->cur_mem = ops[0] = rewrite(c, mim_def_op(arg, 0), VALUE);
+    bool ok = ops[0] != NULL;
+    for (size_t i = 1; i < n && ok; i++)
+        ok = (ops[i] = rewrite(c, mim_def_op(arg, i), ret && i == n - 1 ? RET : VALUE)) != NULL;
+    ops[0] = c->cur_mem;
+    c->cur_mem = saved;
+    *mem = ops[0];
+    MimDef *res = ok ? mim_tuple(w, ops, n) : NULL;
+    free(ops);
+    return res;
+}
+
+static bool mem_tuple(Conv *cv, MimDef *arg) {
+    return mim_def_node(arg) == MIM_TUPLE && mim_def_num_ops(arg) > 1 &&
+           mim_resolve(cv->w, mim_def_type(mim_def_op(arg, 0))) == cv->M;
+}
+
+static MimDef *rewrite_app(Ctx *c, MimDef *d) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
+    MimDef *mem = NULL, *ncallee, *narg;
+    bool ret = pi && is_returning(cv, pi);
+    if (pi && mim_def_node(callee) == MIM_EXTRACT &&
+        mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+        MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+        size_t n = mim_def_num_ops(branches);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(c, mim_def_op(branches, i), CALLEE)) != NULL;
+        MimDef *idx = ok ? rewrite(c, mim_def_op(callee, 1), VALUE) : NULL;
+        MimDef *tup = idx ? mim_tuple(w, ops, n) : NULL;
+        ncallee = tup ? mim_extract(w, tup, idx) : NULL;
+        free(ops);
+    } else {
+        ncallee = rewrite(c, callee, pi ? CALLEE : VALUE);
+    }
+    if (!ncallee) return NULL;
+    narg = mem_tuple(cv, arg) ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
+    if (!narg) return NULL;
+    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
+    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
+
+    /* a closure call: code (m, env, args…[, ⊥ dummy return]) */
+    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
+        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
+    }
+    if (!ret) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
+    MimDef *nargs = mim_tuple(w, ops, k);
+    free(ops);
+    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+}
+
+/* A closed node with the types inside converted (e.g. `%mem.store (F, 0)`). */
+static MimDef *conv_const(Conv *cv, MimDef *d) {
+    MimWorld *w = cv->w;
+    if (is_type_level(w, d)) return conv_type(cv, d);
+    size_t n = mim_def_num_ops(d);
+    MimNode k = mim_def_node(d);
+    if (!n || k == MIM_AXIOM || k == MIM_LAM || k == MIM_LIT) return d;
+    MimDef *done = mim_ptrmap_get(&cv->types, d);
+    if (done) return done;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool ok = true, changed = false;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *op = mim_def_op(d, i);
+        ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
+        changed |= ok && ops[i] != op;
+    }
+    MimDef *T = ok ? conv_const(cv, mim_def_type(d)) : NULL;
+    changed |= T != mim_def_type(d);
+    MimDef *res = !ok || !T ? NULL : changed ? mim_rebuild(w, d, T, ops) : d;
+    free(ops);
+    if (res) mim_ptrmap_put(&cv->types, d, res);
+    return res;
+}
+
+static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || cv->failed) return NULL;
+    if (pos == VALUE && c->thrower && d == c->ret_old) return c->thrower;
+    MimDef *s = mim_ptrmap_get(&c->subst, d);
+    if (s) return s;
+    if (mim_def_is_mut(d)) {
+        if (mim_def_node(d) == MIM_LAM) return rewrite_lam(c, d, pos);
+        return d;
+    }
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return conv_const(cv, d);
+    MimDef *done = mim_ptrmap_get(c->memo, d);
+    if (done) return done;
+    MimDef *res;
+    if (mim_def_node(d) == MIM_VAR) {
+        res = d; /* of a binder that is not part of the program (in a type) */
+    } else if (mim_def_node(d) == MIM_APP) {
+        res = rewrite_app(c, d);
+    } else {
+        size_t n = mim_def_num_ops(d);
+        MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; i++) ok = (ops[i] = rewrite(c, mim_def_op(d, i), VALUE)) != NULL;
+        MimDef *type = ok ? rewrite(c, mim_def_type(d), VALUE) : NULL;
+        res = type ? mim_rebuild(w, d, type, ops) : NULL;
+        free(ops);
+    }
+    if (res) mim_ptrmap_put(c->memo, d, res);
+    return res;
+}
+
+/* The code that a captured return continuation of type rpi becomes: it
+ * stores its arguments next to the jump buffer in the slot its environment
+ * points to and longjmps back into the function (clos.md §5.5). */
+static MimDef *thrower_code(Conv *cv, MimDef *rpi, MimDef *slot_t) {
+    MimWorld *w = cv->w;
+    MimDef *T = code_type(cv, rpi);
+    MimDef *thr = T ? mim_mut_lam(w, T) : NULL;
+    if (!thr) return NULL;
+    mim_def_set_name(thr, mim_world_sym(w, "throw"));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(T));
+    MimDef *p = bitcast(cv, ptr_to(cv, slot_t), mim_var_proj(w, thr, nn, 1));
+    MimDef *ld_ops[2] = {mim_var_proj(w, thr, nn, 0), p};
+    MimDef *ld_arg = mim_tuple(w, ld_ops, 2);
+    MimDef *ld = mim_iapp(w, annex(cv, MIM_mem_load), ld_arg);
+    MimDef *m1 = mim_proj(w, ld, 2, 0);
+    MimDef *jb = mim_proj(w, mim_proj(w, ld, 2, 1), 2, 0);
+    uint64_t k = nn - 3; /* the arguments: all but memory, env and the dummy return */
+    MimDef **args = mim_xcalloc(k ? k : 1, sizeof *args);
+    for (uint64_t i = 0; i < k; i++) args[i] = mim_var_proj(w, thr, nn, i + 2);
+    MimDef *argt = k == 1 ? args[0] : mim_tuple(w, args, k);
+    free(args);
+    MimDef *val_ops[2] = {jb, argt};
+    MimDef *val = mim_tuple(w, val_ops, 2);
+    MimDef *st_ops[3] = {m1, p, val};
+    MimDef *st_arg = mim_tuple(w, st_ops, 3);
+    MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+    MimDef *one = mim_lit_int(w, 32, 1);
+    MimDef *lj_ops[3] = {m2, jb, one};
+    MimDef *lj_arg = mim_tuple(w, lj_ops, 3);
+    MimDef *body = mim_app(w, annex(cv, MIM_clos_longjmp), lj_arg);
+    return body && mim_lam_set(w, thr, mim_lit_bool(w, false), body) ? thr : NULL;
+}
+
+/* Fill nl (the copy of the function old, env at parameter 1 if `env`)
+ * starting from memory `mem` (NULL: nl's memory parameter). If a closure
+ * captures old's return continuation, nl first sets a jump buffer (in a
+ * slot that also receives the return values), then runs old's body in a
+ * block; a longjmp lands in a second block that returns the stored values. */
+static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    if (!mim_ptrmap_has(&cv->sjlj, old)) {
+        mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mem));
+        return fill(c, old, nl);
+    }
+    MimDef *m0 = mem ? mem : mim_var_proj(w, nl, nn, 0);
+    MimDef *rpi = cn_type(cv, clos_comp_type(w, mim_pi_dom(mim_def_type(old)), n, n - 1));
+    MimDef *rdom = conv_dom(cv, rpi, false, false);
+    uint64_t rn = rdom ? clos_num_comps(w, rdom) : 0, k = rn ? rn - 1 : 0;
+    if (!rdom || !k) {
+        fail(cv, old, "a captured return continuation without values");
+        return false;
+    }
+    MimDef **ts = mim_xcalloc(k, sizeof *ts);
+    for (uint64_t i = 0; i < k; i++) ts[i] = clos_comp_type(w, rdom, rn, i + 1);
+    MimDef *arg_t = k == 1 ? ts[0] : mim_sigma(w, ts, k);
+    free(ts);
+    MimDef *i8 = mim_type_int(w, 8);
+    MimDef *slot_ops[2] = {ptr_to(cv, i8), arg_t};
+    MimDef *slot_t = mim_sigma(w, slot_ops, 2);
+
+    /* entry: jump buffer, slot, setjmp */
+    MimDef *ajb = mim_app(w, annex(cv, MIM_clos_alloc_jmpbuf), m0);
+    MimDef *jb = mim_proj(w, ajb, 2, 1);
+    MimDef *targs = mim_pair(w, slot_t, mim_lit_nat(w, 0));
+    MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
+    MimDef *m1 = mim_proj(w, ajb, 2, 0);
+    MimDef *slot_id = mim_lit_nat(w, cv->num_slots++); /* not a gid: ids must not depend on them */
+    MimDef *slot_arg = mim_pair(w, m1, slot_id);
+    MimDef *slot = mim_app(w, slot_ax, slot_arg);
+    MimDef *sp = mim_proj(w, slot, 2, 1);
+    MimDef *init_ops[2] = {jb, mim_bot(w, arg_t)};
+    MimDef *init = mim_tuple(w, init_ops, 2);
+    MimDef *st_ops[3] = {mim_proj(w, slot, 2, 0), sp, init};
+    MimDef *st_arg = mim_tuple(w, st_ops, 3);
+    MimDef *m3 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+    MimDef *sj_ops[2] = {m3, jb};
+    MimDef *sj_arg = mim_tuple(w, sj_ops, 2);
+    MimDef *sj = mim_app(w, annex(cv, MIM_clos_setjmp), sj_arg);
+    if (!sj) return false;
+
+    MimDef *thr = thrower_code(cv, rpi, slot_t);
+    MimDef *thr_ops[2] = {thr, bitcast(cv, cv->env_ptr, sp)};
+    c->thrower = thr ? mim_tuple(w, thr_ops, 2) : NULL;
+    c->ret_old = mim_var_proj(w, old, n, n - 1);
+
+    /* the body of old in a block, the landing pad in another */
+    MimDef *bb_t = mim_cn(w, cv->M);
+    MimDef *body = mim_mut_lam(w, bb_t), *land = mim_mut_lam(w, bb_t);
+    mim_def_set_name(body, mim_def_name(old));
+    mim_def_set_name(land, mim_world_sym(w, "landing"));
+    mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mim_var(w, body)));
+    if (!c->thrower || !fill(c, old, body)) return false;
+    MimDef *ld_ops[2] = {mim_var(w, land), sp};
+    MimDef *ld_arg = mim_tuple(w, ld_ops, 2);
+    MimDef *ld = mim_iapp(w, annex(cv, MIM_mem_load), ld_arg);
+    MimDef *vals = mim_proj(w, mim_proj(w, ld, 2, 1), 2, 1);
+    MimDef **rops = mim_xcalloc(rn, sizeof *rops);
+    rops[0] = mim_proj(w, ld, 2, 0);
+    for (uint64_t i = 0; i < k; i++) rops[i + 1] = k == 1 ? vals : mim_proj(w, vals, k, i);
+    MimDef *rarg = mim_tuple(w, rops, rn);
+    free(rops);
+    MimDef *ret_new = mim_var_proj(w, nl, nn, nn - 1);
+    MimDef *lbody = mim_app(w, ret_new, rarg);
+    if (!lbody || !mim_lam_set(w, land, mim_lit_bool(w, false), lbody)) return false;
+    MimDef *zero = mim_lit_int(w, 32, 0);
+    MimDef *cmp_arg = mim_pair(w, mim_proj(w, sj, 2, 1), zero);
+    MimDef *direct = mim_iapp(w, annex(cv, MIM_core_icmp_e), cmp_arg);
+    MimDef *br_ops[2] = {land, body};
+    MimDef *br = mim_tuple(w, br_ops, 2);
+    MimDef *callee = direct ? mim_extract(w, br, direct) : NULL;
+    MimDef *nbody = callee ? mim_app(w, callee, mim_proj(w, sj, 2, 0)) : NULL;
+    return nbody && mim_lam_set(w, nl, mim_lit_bool(w, false), nbody);
+}
+
+/* The body of a unit's code: load the environment, then the old body with
+ * the free definitions replaced by its components. */
+static bool build_code(Conv *cv, Unit *u) {
+    MimWorld *w = cv->w;
+    MimDef *lam = u->lam, *nl = u->code;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(lam)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    name_params(cv, lam, nl, true);
+    if (!u->fvs.len && u->direct) { /* forward to the direct copy */
+        MimDef *args = old_var_repl(cv, nl, n, true, NULL);
+        MimDef *call = mim_app(w, u->direct, args);
+        return mim_lam_set(w, nl, mim_lit_bool(w, false), call) != NULL;
+    }
+    Ctx c = {.cv = cv, .u = u};
+    MimDef *mem = NULL;
+    if (unboxed(cv, u)) {
+        MimDef *v = bitcast(cv, env_type(cv, u), mim_var_proj(w, nl, nn, 1));
+        if (!v) return false;
+        if (mim_def_name(u->fvs.data[0])) mim_def_set_name(v, mim_def_name(u->fvs.data[0]));
+        mim_ptrmap_put(&c.subst, u->fvs.data[0], v);
+    } else if (u->fvs.len) {
+        MimDef *ET = env_type(cv, u);
+        MimDef *envp = mim_var_proj(w, nl, nn, 1);
+        MimDef *p = ET ? bitcast(cv, ptr_to(cv, ET), envp) : NULL;
+        MimDef *ld_ops[2] = {mim_var_proj(w, nl, nn, 0), p};
+        MimDef *ld_arg = p ? mim_tuple(w, ld_ops, 2) : NULL;
+        MimDef *ld = ld_arg ? mim_iapp(w, annex(cv, MIM_mem_load), ld_arg) : NULL;
+        if (!ld) return false;
+        mem = mim_proj(w, ld, 2, 0);
+        MimDef *env = mim_proj(w, ld, 2, 1);
+        for (size_t i = 0; i < u->fvs.len; i++) {
+            MimDef *v = u->fvs.len == 1 ? env : mim_proj(w, env, u->fvs.len, i);
+            if (mim_def_name(u->fvs.data[i])) mim_def_set_name(v, mim_def_name(u->fvs.data[i]));
+            mim_ptrmap_put(&c.subst, u->fvs.data[i], v);
+        }
+    }
+    MimDef *self_ops[2] = {nl, mim_var_proj(w, nl, nn, 1)};
+    c.self = mim_tuple(w, self_ops, 2);
+    bool ok = c.self && fill_fn(&c, lam, nl, true, mem);
+    mim_ptrmap_free(&c.subst);
+    mim_ptrmap_free(&c.blocks);
+    return ok;
+}
+
+/* The body of a closed returning unit's copy with its own (converted) type. */
+static bool build_direct(Conv *cv, Unit *u) {
+    Ctx c = {.cv = cv, .u = u};
+    name_params(cv, u->lam, u->direct, false);
+    bool ok = fill_fn(&c, u->lam, u->direct, false, NULL);
+    mim_ptrmap_free(&c.subst);
+    mim_ptrmap_free(&c.blocks);
+    return ok;
+}
+
+static bool conv_run(MimPhase *ph, MimWorld **wp) {
+    (void)ph;
+    MimWorld *w = *wp;
+    Conv cv = {.w = w, .M = mim_annex(w, MIM_mem_M)};
+    if (!cv.M) return false;
+    MimDef *unit_ty = mim_unit_type(w);
+    cv.env_ptr = ptr_to(&cv, unit_ty);
+    find_units(&cv);
+    if (!cv.failed && cv.dependent)
+        fail(&cv, cv.dependent, "a function of a dependent type used as a value cannot be closure-converted");
+    bool skip = !cv.needed; /* a first-order program stays as it is */
+    DefVec ext = {0}; /* the list of externals changes below */
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
+    for (size_t i = 0; i < ext.len && !cv.failed && !skip; i++) {
+        MimDef *e = ext.data[i];
+        if (mim_def_node(e) != MIM_LAM) continue;
+        if (!is_body_lam(e)) {
+            conv_decl(&cv, e);
+            continue;
+        }
+        Unit *u = mim_ptrmap_get(&cv.units, e);
+        if (!u) continue; /* of a dependent type: left as it is */
+        if (u->fvs.len) {
+            fail(&cv, u->fvs.data[0], "an external function uses a variable of another function "
+                                      "(e.g. through a dependent type)");
+            break;
+        }
+        MimDef *nl = direct_of(&cv, u);
+        if (!nl) break;
+        mim_make_internal(w, e);
+        mim_make_external(w, nl);
+    }
+    while (cv.todo.len && !cv.failed) {
+        MimDef *nl = mim_vec_pop(&cv.todo);
+        Unit *u = mim_ptrmap_get(&cv.todo_kind, nl);
+        bool ok = nl == u->code ? build_code(&cv, u) : build_direct(&cv, u);
+        if (!ok) cv.failed = true;
+    }
+    for (size_t i = 0; i < cv.unit_list.len; i++) unit_free(cv.unit_list.data[i]);
+    mim_vec_free(&cv.unit_list);
+    mim_vec_free(&cv.todo);
+    mim_vec_free(&ext);
+    mim_ptrmap_free(&cv.todo_kind);
+    mim_ptrmap_free(&cv.types);
+    mim_ptrmap_free(&cv.units);
+    mim_ptrmap_free(&cv.decls);
+    mim_ptrmap_free(&cv.decl_code);
+    mim_ptrmap_free(&cv.sjlj);
+    mim_ptrmap_free(&cv.known);
+    if (cv.failed && !mim_world_has_error(w))
+        mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
+    return !cv.failed && !mim_world_has_error(w);
+}
+
+static const MimPhaseClass clos_conv_class = {
+    .name = "clos_conv", .size = sizeof(MimPhase), .dirty = true, .run = conv_run};
+
+bool clos_handle_clos_conv(MimPipeline *pb, MimDef *app) {
+    (void)app;
+    return mim_pipeline_add_phase(pb, &clos_conv_class) != NULL;
+}
