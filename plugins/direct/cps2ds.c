@@ -152,6 +152,10 @@ static bool split_lam(Cps2Ds *p, MimWorld *w, MimDef *lam) {
     MimDef *pi = mim_resolve(w, mim_def_type(lam));
     MimDef *codom = pi && mim_def_node(pi) == MIM_PI ? mim_resolve(w, mim_pi_codom(pi)) : NULL;
     if (!codom || mim_def_node(codom) == MIM_TYPE) return true;
+    /* Only a continuation can end with a CPS call: a direct-style lambda
+     * (whose codomain would not accept the ⊥ of `f (a, k)`) keeps its
+     * direct-style calls, as ds2cps leaves them (docs/decisions.md). */
+    if (!mim_pi_is_cn(pi)) return true;
 
     Ctx c = {p, w, lam, {0}};
     MimDef *new_filter = walk(&c, filter);

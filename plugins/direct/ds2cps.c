@@ -43,11 +43,23 @@ static MimDef *convert(MimWorld *w, MimDef *g) {
     return direct_cps2ds_dep(w, g_cps);
 }
 
+/* Whether the lambda whose body is rewritten can take CPS calls: only a
+ * continuation can. cps2ds would end a direct-style lambda (an external
+ * `Nat → Nat`, a recursive `lam`, the original of a converted g) with the
+ * CPS call, a body of type ⊥ that its codomain does not accept; its calls
+ * stay direct-style calls (see docs/decisions.md). */
+static bool in_cps_context(MimPass *p) {
+    MimDef *cur = mim_pass_cur(p);
+    if (!cur || mim_def_node(cur) != MIM_LAM) return false;
+    MimDef *pi = mim_resolve(mim_pass_world(p), mim_def_type(cur));
+    return pi && mim_def_node(pi) == MIM_PI && mim_pi_is_cn(pi);
+}
+
 /* `g a` with g a called direct-style lambda → `wrapper(g) a`. */
 static MimDef *ds2cps_rewrite(MimPass *p, MimDef *def) {
     Ds2Cps *d = (Ds2Cps *)p;
     MimWorld *w = mim_pass_world(p);
-    if (mim_def_node(def) != MIM_APP) return def;
+    if (mim_def_node(def) != MIM_APP || !in_cps_context(p)) return def;
     MimDef *g = mim_resolve(w, mim_app_callee(def));
     if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || !mim_lam_body(g)) return def;
     MimDef *wrapper = mim_ptrmap_get(&d->converted, g);

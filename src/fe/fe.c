@@ -35,6 +35,10 @@ void mim_fe_free(MimFe *fe) {
         free(fe->files.data[i]);
     }
     mim_vec_free(&fe->skel_order);
+    /* Binding hands the skeleton's annexes to the binder's tables (freed by
+     * mim_bind_free_); a front end stopped before (e.g. by a fatal lexer
+     * error) still owns them. */
+    if (!fe->bound) mim_fe_drop_skel_annexes_(fe);
     mim_vec_free(&fe->skel_annexes);
     mim_vec_free(&fe->files);
     mim_vec_free(&fe->roots);

@@ -93,6 +93,10 @@ uint64_t mim_fe_stat_signature_(const struct stat *st);
 struct timespec mim_fe_now_(void);
 bool mim_fe_stamp_settled_(const struct stat *st, struct timespec read_at);
 bool mim_fe_local_fs_(const char *path);
+/* skeleton.c: frees the sub tables of the skeleton's annexes while they
+ * are its own (not yet entered into the binder's tables, which then own
+ * them) and forgets them. */
+void mim_fe_drop_skel_annexes_(MimFe *fe);
 /* Parses skeleton record r now (its module object stays the same). */
 MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r);
 

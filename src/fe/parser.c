@@ -589,18 +589,32 @@ static MimAstExpr *parse_insert(Parser *p) {
     return e;
 }
 
+/* 'ret' ptrn '=' expr '$' expr ';' expr. The body of a ret is often the
+ * next ret: such a chain is read in a loop, not by recursion, so that it is
+ * bounded like a chain of lets (parse_decls reads those as a list) and not
+ * by the nesting limit. Every ret of the chain ends where the last body
+ * ends (a ret's body extends as far as possible: nothing can follow an
+ * inner ret that the outer one would take). */
 static MimAstExpr *parse_ret(Parser *p) {
-    MimLoc begin = lex(p).loc;
-    MimAstExpr *e = new_expr(p, MIM_EXPR_RET, begin);
-    e->u.ret.ptrn = parse_ptrn_p(p, "binding pattern of a ret expression", MIM_PREC_BOT);
-    expect(p, MIM_TOK_ASSIGN, "ret expression");
-    e->u.ret.callee = parse_expr(p, "continuation of a ret expression", MIM_PREC_BOT);
-    expect(p, MIM_TOK_DOLLAR, "ret expression");
-    e->u.ret.arg = parse_expr(p, "argument of a ret expression", MIM_PREC_BOT);
-    expect(p, MIM_TOK_SEMI, "ret expression");
-    e->u.ret.body = parse_expr(p, "body of a ret expression", MIM_PREC_BOT);
-    e->loc = span(p, begin);
-    return e;
+    MimAstExpr *first = NULL, *last = NULL;
+    do {
+        MimAstExpr *e = new_expr(p, MIM_EXPR_RET, lex(p).loc); /* loc: begin, see below */
+        e->u.ret.ptrn = parse_ptrn_p(p, "binding pattern of a ret expression", MIM_PREC_BOT);
+        expect(p, MIM_TOK_ASSIGN, "ret expression");
+        e->u.ret.callee = parse_expr(p, "continuation of a ret expression", MIM_PREC_BOT);
+        expect(p, MIM_TOK_DOLLAR, "ret expression");
+        e->u.ret.arg = parse_expr(p, "argument of a ret expression", MIM_PREC_BOT);
+        expect(p, MIM_TOK_SEMI, "ret expression");
+        if (last) last->u.ret.body = e;
+        else first = e;
+        last = e;
+    } while (kind(p, 0) == MIM_TOK_RET);
+    last->u.ret.body = parse_expr(p, "body of a ret expression", MIM_PREC_BOT);
+    for (MimAstExpr *e = first;; e = e->u.ret.body) {
+        e->loc = span(p, e->loc);
+        if (e == last) break;
+    }
+    return first;
 }
 
 static MimAstExpr *make_pi(Parser *p, MimLoc begin, MimTokKind tok, PtrVec *doms, MimAstExpr *codom) {

@@ -402,6 +402,10 @@ static void drop_skeleton(MimFe *fe) {
     fe->files.len = 0;
     fe->roots.len = 0;
     fe->skel_order.len = 0;
+    mim_fe_drop_skel_annexes_(fe);
+}
+
+void mim_fe_drop_skel_annexes_(MimFe *fe) {
     for (size_t i = 0; i < fe->skel_annexes.len; ++i) free_annex_subs(fe->skel_annexes.data[i]);
     fe->skel_annexes.len = 0;
 }
@@ -476,7 +480,7 @@ void mim_fe_materialize(MimFe *fe) {
         for (size_t i = 0; i < fe->files.len; ++i)
             if (fe->files.data[i]->pub.module) fe->files.data[i]->pub.module->bound = false;
     } else {
-        for (size_t i = 0; i < fe->skel_annexes.len; ++i) free_annex_subs(fe->skel_annexes.data[i]);
+        mim_fe_drop_skel_annexes_(fe);
     }
     fe->skel_annexes.len = 0;
     /* In the order of the first parse: roots first, each depth-first. */

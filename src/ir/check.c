@@ -13,28 +13,28 @@
 typedef struct Alpha {
     MimWorld *w;
     bool infer;
-    MimPtrMap done;  /* mutable -> the node it was compared with */
+    MimPairMap done; /* pairs with a mutable side met so far (ordered by gid) */
     MimPtrMap vars;  /* binder -> corresponding binder (NULL: compared with an immutable) */
     MimPairMap same; /* immutable pairs (ordered) found equal */
 } Alpha;
 
 /* Inline first storage of an Alpha's maps: most comparisons are small. */
 typedef struct AlphaBufs {
-    MimPtrMapSlot done[MIM_MAP_INLINE], vars[MIM_MAP_INLINE];
-    MimPairMapSlot same[MIM_MAP_INLINE];
+    MimPtrMapSlot vars[MIM_MAP_INLINE];
+    MimPairMapSlot done[MIM_MAP_INLINE], same[MIM_MAP_INLINE];
 } AlphaBufs;
 
 static void alpha_init(Alpha *a, AlphaBufs *bufs, MimWorld *w, bool infer) {
     memset(a, 0, sizeof *a);
     a->w = w;
     a->infer = infer;
-    mim_ptrmap_lend(&a->done, bufs->done);
+    mim_pairmap_lend(&a->done, bufs->done);
     mim_ptrmap_lend(&a->vars, bufs->vars);
     mim_pairmap_lend(&a->same, bufs->same);
 }
 
 static void alpha_fini(Alpha *a) {
-    mim_ptrmap_free(&a->done);
+    mim_pairmap_free(&a->done);
     mim_ptrmap_free(&a->vars);
     mim_pairmap_free(&a->same);
 }
@@ -189,6 +189,24 @@ static MimDef *split_hole_proj(Alpha *a, MimDef *d, MimDef *other) {
     return res ? mim_resolve(w, res) : d;
 }
 
+/* Memo of pairs with a mutable side (§8 step 4): a pair met again is
+ * equal, coinductively (it is being compared, or was: a failure anywhere
+ * fails the whole run). The memo is per pair, not per mutable: one mutable
+ * may be compared with several distinct but equal nodes in one run, e.g.
+ * the element type `Cn T` of `«2; Cn T»` with the types of two different
+ * `fun`s (the reference only lets a mutable meet one partner per run, see
+ * docs/decisions.md). Returns false if the pair was met before. */
+static bool assume_pair(Alpha *a, MimDef *d1, MimDef *d2) {
+    if (d1->gid > d2->gid) {
+        MimDef *t = d1;
+        d1 = d2;
+        d2 = t;
+    }
+    if (mim_pairmap_find(&a->done, d1, d2)) return false;
+    mim_pairmap_put(&a->done, d1, d2, NULL);
+    return true;
+}
+
 static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     d1 = mim_resolve(a->w, d1);
     d2 = mim_resolve(a->w, d2);
@@ -203,9 +221,7 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
         if (s1 != d1 || s2 != d2) return alpha_(a, s1, s2);
     }
 
-    void *prev;
-    if (d1->is_mut && !mim_ptrmap_add(&a->done, d1, d2, &prev)) return prev == d2;
-    if (d2->is_mut && !mim_ptrmap_add(&a->done, d2, d1, &prev)) return prev == d1;
+    if ((d1->is_mut || d2->is_mut) && !assume_pair(a, d1, d2)) return true;
 
     bool h1 = d1->node == MIM_INFER, h2 = d2->node == MIM_INFER; /* resolved: open */
     if ((d1->is_mut && !h1 && !is_set(d1)) || (d2->is_mut && !h2 && !is_set(d2))) return false;
