@@ -28,6 +28,25 @@ void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) MIM_PRINTF(2, 0);
 
 typedef MIM_VEC(void *) LLVec;
 
+/* ---- operands through solved holes ----------------------------------------- */
+/* Inference holes solved after the code that uses them was built (e.g. the
+ * implicit arguments of a function β-reduced at -O0) stay in the graph as
+ * Infer nodes whose operand is the solution. Every walk of the back end
+ * reads operands through these accessors, which follow such chains, so no
+ * hole is ever scheduled, typed or emitted (the graph is frozen; following
+ * the chain builds nothing, unlike mim_resolve's rebuilding of tuples). */
+static inline MimDef *ll_solved(MimDef *d) {
+    while (d && mim_def_node(d) == MIM_INFER && mim_def_op(d, 0)) d = mim_def_op(d, 0);
+    return d;
+}
+static inline MimDef *ll_op(const MimDef *d, size_t i) { return ll_solved(mim_def_op(d, i)); }
+static inline MimDef *ll_typeof(const MimDef *d) { return ll_solved(mim_def_type(d)); }
+static inline MimDef *ll_callee(const MimDef *app) { return ll_solved(mim_app_callee(app)); }
+static inline MimDef *ll_app_arg(const MimDef *app) { return ll_solved(mim_app_arg(app)); }
+static inline MimDef *ll_arg(const MimDef *app, size_t i) { return ll_solved(mim_app_nth_arg(app, i)); }
+static inline MimDef *ll_body(const MimDef *lam) { return ll_solved(mim_lam_body(lam)); }
+static inline MimDef *ll_dom(const MimDef *pi) { return ll_solved(mim_pi_dom(pi)); }
+
 /* ---- per-node data ------------------------------------------------------- */
 enum { LL_PLACE_NONE = -1, LL_PLACE_UNSET = -2 };
 
