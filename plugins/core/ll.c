@@ -252,6 +252,19 @@ bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner) {
     return ll_domain_comps(dom, n, out);
 }
 
+/* A literal struct type, or the named type with that body if there is one:
+ * LLVM tells a named struct from a literal one, while Mim equates a named Σ
+ * with its unfolding (`rec Node = [I32, %mem.Ptr0 Node]`: a tuple
+ * `(x, p)` of type [I32, %mem.Ptr0 Node] is stored through a pointer to
+ * Node and passed where Node is expected). The components' types are
+ * computed before the body is formed, so the named type is registered by
+ * then. */
+static const char *ll_named(LL *ll, const char *literal) {
+    for (size_t i = 0; i < ll->named_body.len; ++i)
+        if (strcmp(ll->named_body.data[i], literal) == 0) return ll->named_name.data[i];
+    return literal;
+}
+
 /* The aggregate type of the non-memory types in comps: "" if none, the single
  * type if one, else a literal struct. */
 static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok) {
@@ -276,7 +289,7 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     if (count == 0) r = "";
     else if (count == 1) r = first;
     else if (array_ok && same) r = ll_str(ll, "[%zu x %s]", count, elem);
-    else r = ll_str(ll, "{%s}", b.data);
+    else r = ll_named(ll, ll_str(ll, "{%s}", b.data));
     mim_vec_free(&b);
     return r;
 }
@@ -350,17 +363,35 @@ static const char *ll_type_uncached(LL *ll, MimDef *t) {
         MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
         if (!ops) abort();
         for (size_t i = 0; i < n; ++i) ops[i] = ll_op(t, i);
+        /* A named Σ (rec): a recursive reference (through a pointer) sees the
+         * name while the body is computed; only a Σ whose name was so used
+         * becomes a named LLVM type, any other is its literal body. */
         const char *name = NULL;
-        if (mim_def_is_mut(t)) { /* named: a recursive reference (through a pointer) sees the name */
+        if (mim_def_is_mut(t)) {
             name = ll_str(ll, "%%%s", ll_name(ll, t));
             ll->info[mim_def_gid(t)].type = name;
+            mim_vec_push(&ll->naming, ((LLNaming){t, false}));
         }
         const char *r = ll_aggregate(ll, ops, n, false);
-        free(ops);
-        if (r && name && r[0] == '{') {
+        bool recursive = name && ll->naming.data[--ll->naming.len].used;
+        if (r && recursive && r[0] == '{') {
             ll_buf_printf(&ll->types, "%s = type %s\n", name, r);
+            mim_vec_push(&ll->named_body, (void *)r);
+            mim_vec_push(&ll->named_name, (void *)name);
+            free(ops);
             return name;
         }
+        if (recursive && r) {
+            ll_error(ll, t, "recursive Σ without a struct body");
+            free(ops);
+            return NULL;
+        }
+        /* the structural Σ of equal components is an array («2; I32»): so is
+         * the named one that equals it */
+        bool uniform = n >= 2;
+        for (size_t i = 1; i < n && uniform; ++i) uniform = ops[i] == ops[0];
+        if (r && name && uniform) r = ll_aggregate(ll, ops, n, true);
+        free(ops);
         return r;
     }
     case MIM_PI:
@@ -381,7 +412,11 @@ const char *ll_type(LL *ll, MimDef *t) {
         ll_error(ll, t, "recursive type other than through a named Σ");
         return NULL;
     }
-    if (i->type) return i->type;
+    if (i->type) {
+        for (size_t k = ll->naming.len; k-- > 0;) /* a use of a name being defined */
+            if (ll->naming.data[k].sigma == t) ll->naming.data[k].used = true;
+        return i->type;
+    }
     /* a cycle runs through a mutable; a named Σ breaks it by its name */
     if (mim_def_is_mut(t) && mim_def_node(t) != MIM_SIGMA) i->type = in_progress;
     const char *r = ll_type_uncached(ll, t);
@@ -563,6 +598,7 @@ static void ll_free(LL *ll) {
     for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.data[i]);
     mim_vec_free(&ll->strings), mim_vec_free(&ll->decls), mim_vec_free(&ll->imports);
     mim_vec_free(&ll->queue);
+    mim_vec_free(&ll->naming), mim_vec_free(&ll->named_body), mim_vec_free(&ll->named_name);
     mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     ll_fn_free(ll);

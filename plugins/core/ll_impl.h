@@ -95,6 +95,11 @@ typedef struct LLBlock {
     LLBuf body;
 } LLBlock;
 
+typedef struct LLNaming {
+    MimDef *sigma;
+    bool used;
+} LLNaming;
+
 typedef struct LL {
     MimWorld *w;
     bool ok;
@@ -102,6 +107,13 @@ typedef struct LL {
     LLInfo *info;
     LLVec strings; /* owned strings */
     LLBuf types, funcs;
+    /* Named struct types (ll-backend.md §3): the named Σs whose LLVM type is
+     * being computed (a use of the name meanwhile makes it recursive, so it
+     * keeps its name), and the bodies of the named types emitted so far: a
+     * literal struct equal to one of them is written as that name, so that
+     * structural tuples and values of the named type have one LLVM type. */
+    MIM_VEC(LLNaming) naming;
+    LLVec named_body, named_name; /* parallel: "{…}" -> "%Name_gid" */
     LLVec decls;   /* runtime/intrinsic declarations (owned strings) */
     LLVec imports; /* body-less lambdas to declare */
     LLVec queue;   /* functions to emit */

@@ -433,6 +433,22 @@ static const char *malloc_call(const Op *o, const char *size) {
     return o->r;
 }
 
+/* The pointer value p (of Mim pointer type pt) as a `ty*`: a bitcast if its
+ * pointee's LLVM type differs. Mim equates a recursive named Σ with its
+ * unfolding, which LLVM may write differently (`rec T = [Ptr0 T, Ptr0 T]`
+ * is the struct %T, its unfolding the array [2 x %T*]); both have the same
+ * layout. */
+static const char *ptr_as(const Op *o, MimDef *pt, const char *p, const char *ty) {
+    LL *ll = o->ll;
+    MimDef *pe = pointee(pt);
+    const char *pty = pe ? ll_type(ll, pe) : NULL;
+    if (!pty) return NULL;
+    if (!*pty || strcmp(pty, ty) == 0) return p;
+    const char *c = ll_str(ll, "%%%s", ll_tmp(ll, "cast"));
+    ll_inst(ll, "%s = bitcast %s* %s to %s*", c, pty, p, ty);
+    return c;
+}
+
 static const char *op_mem(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
@@ -440,6 +456,7 @@ static const char *op_mem(const Op *o) {
     case MIM_mem_load: {
         if (!*o->ty) return "";
         const char *p = comp(o, x, 1);
+        if (p && mim_def_node(x) == MIM_TUPLE) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, o->ty);
         if (!p) return NULL;
         ll_inst(ll, "%s = load %s, %s* %s", o->r, o->ty, o->ty, p);
         return o->r;
@@ -448,6 +465,7 @@ static const char *op_mem(const Op *o) {
         MimDef *v = mim_def_node(x) == MIM_TUPLE && mim_def_num_ops(x) == 3 ? ll_op(x, 2) : NULL;
         if (!v) return unsupported(o, "store operand is not a tuple");
         const char *vt = ll_type(ll, ll_typeof(v)), *p = comp(o, x, 1), *vv = val(o, v);
+        if (p && vt && *vt) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, vt);
         if (!vt || !p || !vv) return NULL;
         if (*vt) ll_inst(ll, "store %s %s, %s* %s", vt, vv, vt, p);
         return "";
