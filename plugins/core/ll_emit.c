@@ -20,16 +20,38 @@ void ll_inst(LL *ll, const char *fmt, ...) {
 /* ---- parameters ------------------------------------------------------------- */
 static const char *param_type(LL *ll, LLBlock *b, size_t j) { return ll_type(ll, b->comp[j]); }
 
-/* Name of parameter j of block b, fixed by its first use (the projection's
- * own name if the use is one). */
+/* The projection of block b's variable that stands for component j, if the
+ * World has it (the World is frozen: nothing is built). The front end names
+ * these projections after the source's parameters (`a` of `fun f(a: I32,
+ * b: I32)` is var#0#0) whether or not the body uses them: a body that uses
+ * the whole tuple (`%core.wrap.add 0 (a, b)` is `… var#0`) never reaches
+ * them through its operands. */
+static MimDef *param_proj(LL *ll, LLBlock *b, size_t j) {
+    MimDef *var = mim_var(ll->w, b->lam);
+    if (!var || mim_def_node(var) != MIM_VAR) return NULL;
+    if (!b->split) return var;
+    if (b->inner) {
+        if (j == b->inner) return mim_extract_lit(ll->w, var, 2, 1); /* the return continuation */
+        MimDef *tup = mim_extract_lit(ll->w, var, 2, 0);
+        if (!tup) return NULL;
+        return b->inner == 1 ? tup : mim_extract_lit(ll->w, tup, b->inner, j);
+    }
+    return mim_extract_lit(ll->w, var, b->ncomp, j);
+}
+
+/* Name of parameter j of block b (ll-backend.md §4.1: `%<name>_<gid>` of
+ * the parameter): the name of the use that fixes it if that is the named
+ * projection, else the projection's debug name, else `%<block>.<j>`. */
 static const char *param_name(LL *ll, int blk, size_t j, MimDef *use) {
     LLBlock *b = &ll->blocks.data[blk];
     const char *t = param_type(ll, b, j);
     if (!t) return NULL;
     if (!*t) return "";
     if (!b->param[j]) {
-        if (use && mim_def_node(use) == MIM_EXTRACT && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
-        else if (!b->split && use && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
+        MimDef *proj = NULL;
+        if (use && mim_def_name(use) && (mim_def_node(use) == MIM_EXTRACT || !b->split)) proj = use;
+        if (!proj) proj = param_proj(ll, b, j);
+        if (proj && mim_def_name(proj)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, proj));
         else b->param[j] = ll_str(ll, "%%%s.%zu", b->label, j);
     }
     return b->param[j];
