@@ -192,8 +192,15 @@ unsigned ll_int_width(LL *ll, MimDef *type) {
     return w ? w : 1;
 }
 
-MimDef *ll_ret_pi(const MimDef *pi) {
-    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi)) return NULL;
+/* semantics.md §4.4: the last domain element if it is a continuation
+ * without a return continuation of its own — `Cn (Cn [I32, Cn I32])` (a
+ * block receiving a function pointer) is not returning. */
+static MimDef *ret_pi(const MimDef *pi, unsigned depth);
+
+MimDef *ll_ret_pi(const MimDef *pi) { return ret_pi(pi, 0); }
+
+static MimDef *ret_pi(const MimDef *pi, unsigned depth) {
+    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi) || depth > 64) return NULL;
     MimDef *dom = ll_dom(pi);
     MimDef *last = dom;
     if (dom && mim_def_node(dom) == MIM_SIGMA) {
@@ -201,7 +208,7 @@ MimDef *ll_ret_pi(const MimDef *pi) {
         if (n == 0) return NULL;
         last = ll_op(dom, n - 1);
     }
-    if (last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last)) return last;
+    if (last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last) && !ret_pi(last, depth + 1)) return last;
     return NULL;
 }
 
