@@ -108,14 +108,14 @@ static MimDef *const *pack_deps(LL *ll, MimDef *d) {
     MimDef *r[2] = {NULL, NULL};
     switch (mim_def_node(d)) {
     case MIM_VAR: {
-        MimDef *b = mim_def_op(d, 0);
+        MimDef *b = ll_op(d, 0);
         if (b && mim_def_node(b) == MIM_PACK && mim_def_is_mut(b)) r[0] = b;
         break;
     }
     case MIM_LAM: break; /* blocks and functions bind their own variables */
     case MIM_PACK:
         if (mim_def_is_mut(d)) { /* its own variable is bound here */
-            pdep_join(r, pack_deps(ll, mim_def_op(d, 0)));
+            pdep_join(r, pack_deps(ll, ll_op(d, 0)));
             if (r[1] == d) r[1] = NULL;
             if (r[0] == d) r[0] = r[1], r[1] = NULL;
             break;
@@ -123,7 +123,7 @@ static MimDef *const *pack_deps(LL *ll, MimDef *d) {
         /* fall through */
     default:
         for (size_t k = 0, n = mim_def_num_ops(d); k < n && r[0] != LL_PDEP_MANY; ++k)
-            pdep_join(r, pack_deps(ll, mim_def_op(d, k)));
+            pdep_join(r, pack_deps(ll, ll_op(d, k)));
         break;
     }
     i = ll_info(ll, d);
@@ -137,7 +137,7 @@ void ll_error(LL *ll, const MimDef *d, const char *why) {
     if (!ll->ok) return; /* the first error is the useful one */
     ll->ok = false;
     char *def = d ? mim_def_to_str(ll->w, d) : NULL;
-    MimDef *t = d ? mim_def_type(d) : NULL;
+    MimDef *t = d ? ll_typeof(d) : NULL;
     char *type = t ? mim_def_to_str(ll->w, t) : NULL;
     MimLoc loc = d ? mim_def_loc(d) : mim_world_loc(ll->w);
     /* nodes without a location (variables, ⊥) are reported at the block or
@@ -166,17 +166,17 @@ bool ll_has_mem(const MimDef *type) {
     if (ll_is_mem(type)) return true;
     if (mim_def_node(type) == MIM_SIGMA)
         for (size_t i = 0, n = mim_def_num_ops(type); i < n; ++i)
-            if (ll_has_mem(mim_def_op(type, i))) return true;
+            if (ll_has_mem(ll_op(type, i))) return true;
     return false;
 }
 
 unsigned ll_float_width(MimDef *type) {
     MimDef *f = type ? mim_match(type, MIM_math_F) : NULL;
     if (!f) return 0;
-    MimDef *pe = mim_app_arg(f);
+    MimDef *pe = ll_app_arg(f);
     uint64_t p, e;
-    if (mim_def_node(pe) != MIM_TUPLE || mim_def_num_ops(pe) != 2 || !mim_def_lit(mim_def_op(pe, 0), &p) ||
-        !mim_def_lit(mim_def_op(pe, 1), &e))
+    if (mim_def_node(pe) != MIM_TUPLE || mim_def_num_ops(pe) != 2 || !mim_def_lit(ll_op(pe, 0), &p) ||
+        !mim_def_lit(ll_op(pe, 1), &e))
         return 0;
     if (p == 10 && e == 5) return 16;
     if (p == 23 && e == 8) return 32;
@@ -188,7 +188,7 @@ unsigned ll_int_width(LL *ll, MimDef *type) {
     type = mim_resolve(ll->w, type);
     if (!type) return 0;
     if (mim_def_node(type) == MIM_NAT) return 64;
-    if (mim_def_node(type) != MIM_APP || mim_app_callee(type) != mim_idx(ll->w)) return 0;
+    if (mim_def_node(type) != MIM_APP || ll_callee(type) != mim_idx(ll->w)) return 0;
     /* `Idx ⊤:Nat` (string positions, lea indices) and any other size that is
      * not a literal: 64 bits, like the reference's Idx::size2bitwidth */
     uint64_t s;
@@ -197,21 +197,28 @@ unsigned ll_int_width(LL *ll, MimDef *type) {
     return w ? w : 1;
 }
 
-MimDef *ll_ret_pi(const MimDef *pi) {
-    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi)) return NULL;
-    MimDef *dom = mim_pi_dom(pi);
+/* semantics.md §4.4: the last domain element if it is a continuation
+ * without a return continuation of its own — `Cn (Cn [I32, Cn I32])` (a
+ * block receiving a function pointer) is not returning. */
+static MimDef *ret_pi(const MimDef *pi, unsigned depth);
+
+MimDef *ll_ret_pi(const MimDef *pi) { return ret_pi(pi, 0); }
+
+static MimDef *ret_pi(const MimDef *pi, unsigned depth) {
+    if (!pi || mim_def_node(pi) != MIM_PI || !mim_pi_is_cn(pi) || depth > 64) return NULL;
+    MimDef *dom = ll_dom(pi);
     MimDef *last = dom;
     if (dom && mim_def_node(dom) == MIM_SIGMA) {
         size_t n = mim_def_num_ops(dom);
         if (n == 0) return NULL;
-        last = mim_def_op(dom, n - 1);
+        last = ll_op(dom, n - 1);
     }
-    if (last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last)) return last;
+    if (last && mim_def_node(last) == MIM_PI && mim_pi_is_cn(last) && !ret_pi(last, depth + 1)) return last;
     return NULL;
 }
 
 bool ll_is_fn_lam(const MimDef *lam) {
-    return lam && mim_def_node(lam) == MIM_LAM && ll_ret_pi(mim_def_type(lam)) != NULL;
+    return lam && mim_def_node(lam) == MIM_LAM && ll_ret_pi(ll_typeof(lam)) != NULL;
 }
 
 bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out) {
@@ -219,16 +226,16 @@ bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out) {
         *n = mim_def_num_ops(dom);
         *out = malloc((*n ? *n : 1) * sizeof **out);
         if (!*out) abort();
-        for (size_t i = 0; i < *n; ++i) (*out)[i] = mim_def_op(dom, i);
+        for (size_t i = 0; i < *n; ++i) (*out)[i] = ll_op(dom, i);
         return true;
     }
     uint64_t k;
-    if (dom && mim_def_node(dom) == MIM_ARR && !mim_def_is_mut(dom) && mim_def_lit(mim_def_op(dom, 0), &k) &&
+    if (dom && mim_def_node(dom) == MIM_ARR && !mim_def_is_mut(dom) && mim_def_lit(ll_op(dom, 0), &k) &&
         k >= 2 && k <= 64) {
         *n = (size_t)k;
         *out = malloc(*n * sizeof **out);
         if (!*out) abort();
-        for (size_t i = 0; i < *n; ++i) (*out)[i] = mim_def_op(dom, 1);
+        for (size_t i = 0; i < *n; ++i) (*out)[i] = ll_op(dom, 1);
         return true;
     }
     *n = 1;
@@ -241,12 +248,12 @@ bool ll_domain_comps(MimDef *dom, size_t *n, MimDef ***out) {
 bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner) {
     *inner = 0;
     if (dom && mim_def_node(dom) == MIM_SIGMA && mim_def_num_ops(dom) == 2) {
-        MimDef *x = mim_def_op(dom, 0), **xc = NULL;
+        MimDef *x = ll_op(dom, 0), **xc = NULL;
         size_t k;
         if (x && ll_domain_comps(x, &k, &xc) && k >= 1) {
             MimDef **all = realloc(xc, (k + 1) * sizeof *all);
             if (!all) abort();
-            all[k] = mim_def_op(dom, 1);
+            all[k] = ll_op(dom, 1);
             *out = all;
             *n = k + 1;
             *inner = k;
@@ -255,6 +262,19 @@ bool ll_fn_comps(MimDef *dom, size_t *n, MimDef ***out, size_t *inner) {
         free(xc);
     }
     return ll_domain_comps(dom, n, out);
+}
+
+/* A literal struct type, or the named type with that body if there is one:
+ * LLVM tells a named struct from a literal one, while Mim equates a named Σ
+ * with its unfolding (`rec Node = [I32, %mem.Ptr0 Node]`: a tuple
+ * `(x, p)` of type [I32, %mem.Ptr0 Node] is stored through a pointer to
+ * Node and passed where Node is expected). The components' types are
+ * computed before the body is formed, so the named type is registered by
+ * then. */
+static const char *ll_named(LL *ll, const char *literal) {
+    for (size_t i = 0; i < ll->named_body.len; ++i)
+        if (strcmp(ll->named_body.data[i], literal) == 0) return ll->named_name.data[i];
+    return literal;
 }
 
 /* The aggregate type of the non-memory types in comps: "" if none, the single
@@ -281,7 +301,7 @@ static const char *ll_aggregate(LL *ll, MimDef **comps, size_t n, bool array_ok)
     if (count == 0) r = "";
     else if (count == 1) r = first;
     else if (array_ok && same) r = ll_str(ll, "[%zu x %s]", count, elem);
-    else r = ll_str(ll, "{%s}", b.data);
+    else r = ll_named(ll, ll_str(ll, "{%s}", b.data));
     mim_vec_free(&b);
     return r;
 }
@@ -298,7 +318,7 @@ const char *ll_values_type(LL *ll, MimDef *dom) {
 
 const char *ll_fn_ret_type(LL *ll, MimDef *pi) {
     MimDef *ret = ll_ret_pi(pi);
-    return ret ? ll_values_type(ll, mim_pi_dom(ret)) : NULL;
+    return ret ? ll_values_type(ll, ll_dom(ret)) : NULL;
 }
 
 const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {
@@ -307,7 +327,7 @@ const char *ll_fn_ptr_type(LL *ll, MimDef *pi) {
     size_t n;
     MimDef **comps;
     size_t inner;
-    ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    ll_fn_comps(ll_dom(pi), &n, &comps, &inner);
     LLBuf b = {0};
     size_t k = 0;
     const char *r = NULL;
@@ -330,8 +350,8 @@ static const char *ll_type_uncached(LL *ll, MimDef *t) {
     if (ll_is_mem(t)) return "";
     MimDef *ptr = mim_match(t, MIM_mem_Ptr);
     if (ptr) {
-        MimDef *ta = mim_app_arg(ptr);
-        MimDef *pointee = mim_def_node(ta) == MIM_TUPLE ? mim_def_op(ta, 0) : NULL;
+        MimDef *ta = ll_app_arg(ptr);
+        MimDef *pointee = mim_def_node(ta) == MIM_TUPLE ? ll_op(ta, 0) : NULL;
         const char *p = pointee ? ll_type(ll, pointee) : NULL;
         if (!p) return NULL;
         return ll_str(ll, "%s*", *p ? p : "i8");
@@ -339,8 +359,8 @@ static const char *ll_type_uncached(LL *ll, MimDef *t) {
     switch (mim_def_node(t)) {
     case MIM_ARR: {
         uint64_t n = 0;
-        if (!mim_def_lit(mim_def_op(t, 0), &n)) n = 0;
-        MimDef *body = mim_def_op(t, 1);
+        if (!mim_def_lit(ll_op(t, 0), &n)) n = 0;
+        MimDef *body = ll_op(t, 1);
         if (mim_def_is_mut(t) && mim_def_num_ops(t) == 2 && body && mim_def_dep(body) & MIM_DEP_VAR) {
             ll_error(ll, t, "dependent array type");
             return NULL;
@@ -354,18 +374,36 @@ static const char *ll_type_uncached(LL *ll, MimDef *t) {
         size_t n = mim_def_num_ops(t);
         MimDef **ops = malloc((n ? n : 1) * sizeof *ops);
         if (!ops) abort();
-        for (size_t i = 0; i < n; ++i) ops[i] = mim_def_op(t, i);
+        for (size_t i = 0; i < n; ++i) ops[i] = ll_op(t, i);
+        /* A named Σ (rec): a recursive reference (through a pointer) sees the
+         * name while the body is computed; only a Σ whose name was so used
+         * becomes a named LLVM type, any other is its literal body. */
         const char *name = NULL;
-        if (mim_def_is_mut(t)) { /* named: a recursive reference (through a pointer) sees the name */
+        if (mim_def_is_mut(t)) {
             name = ll_str(ll, "%%%s", ll_name(ll, t));
             ll->info[mim_def_gid(t)].type = name;
+            mim_vec_push(&ll->naming, ((LLNaming){t, false}));
         }
         const char *r = ll_aggregate(ll, ops, n, false);
-        free(ops);
-        if (r && name && r[0] == '{') {
+        bool recursive = name && ll->naming.data[--ll->naming.len].used;
+        if (r && recursive && r[0] == '{') {
             ll_buf_printf(&ll->types, "%s = type %s\n", name, r);
+            mim_vec_push(&ll->named_body, (void *)r);
+            mim_vec_push(&ll->named_name, (void *)name);
+            free(ops);
             return name;
         }
+        if (recursive && r) {
+            ll_error(ll, t, "recursive Σ without a struct body");
+            free(ops);
+            return NULL;
+        }
+        /* the structural Σ of equal components is an array («2; I32»): so is
+         * the named one that equals it */
+        bool uniform = n >= 2;
+        for (size_t i = 1; i < n && uniform; ++i) uniform = ops[i] == ops[0];
+        if (r && name && uniform) r = ll_aggregate(ll, ops, n, true);
+        free(ops);
         return r;
     }
     case MIM_PI:
@@ -386,7 +424,11 @@ const char *ll_type(LL *ll, MimDef *t) {
         ll_error(ll, t, "recursive type other than through a named Σ");
         return NULL;
     }
-    if (i->type) return i->type;
+    if (i->type) {
+        for (size_t k = ll->naming.len; k-- > 0;) /* a use of a name being defined */
+            if (ll->naming.data[k].sigma == t) ll->naming.data[k].used = true;
+        return i->type;
+    }
     /* a cycle runs through a mutable; a named Σ breaks it by its name */
     if (mim_def_is_mut(t) && mim_def_node(t) != MIM_SIGMA) i->type = in_progress;
     const char *r = ll_type_uncached(ll, t);
@@ -397,7 +439,7 @@ const char *ll_type(LL *ll, MimDef *t) {
 /* ---- functions and constants ----------------------------------------------- */
 const char *ll_fn_name(LL *ll, MimDef *lam) {
     MimSym s = mim_def_name(lam);
-    if ((mim_def_is_external(lam) || !mim_def_is_set(lam) || !mim_lam_body(lam)) && s && *s) {
+    if ((mim_def_is_external(lam) || !mim_def_is_set(lam) || !ll_body(lam)) && s && *s) {
         bool plain = !(*s >= '0' && *s <= '9');
         for (const char *c = s; *c && plain; ++c)
             plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
@@ -412,7 +454,7 @@ void ll_enqueue_fn(LL *ll, MimDef *lam) {
     LLInfo *i = &ll->info[mim_def_gid(lam)];
     if (i->queued) return;
     i->queued = 1;
-    if (mim_def_is_set(lam) && mim_lam_body(lam)) mim_vec_push(&ll->queue, lam);
+    if (mim_def_is_set(lam) && ll_body(lam)) mim_vec_push(&ll->queue, lam);
     else mim_vec_push(&ll->imports, lam);
 }
 
@@ -440,7 +482,7 @@ static bool is_const_tree(LL *ll, MimDef *d, unsigned depth);
 
 const char *ll_const(LL *ll, MimDef *d) {
     if (!is_const_tree(ll, d, 0)) return NULL;
-    MimDef *t = mim_def_type(d);
+    MimDef *t = ll_typeof(d);
     const char *ty = ll_type(ll, t);
     if (!ty) return NULL;
     if (!*ty) return "";
@@ -458,12 +500,12 @@ const char *ll_const(LL *ll, MimDef *d) {
     case MIM_TOP: return "undef";
     case MIM_LAM: return ll_fn_name(ll, d);
     case MIM_PACK: {
-        MimDef *body = mim_def_op(d, mim_def_num_ops(d) - 1);
+        MimDef *body = ll_op(d, mim_def_num_ops(d) - 1);
         uint64_t v, n;
-        if (mim_def_lit(body, &v) && v == 0 && !ll_float_width(mim_def_type(body)))
+        if (mim_def_lit(body, &v) && v == 0 && !ll_float_width(ll_typeof(body)))
             return "zeroinitializer";
-        if (!mim_def_lit(mim_def_op(mim_def_type(d), 0), &n)) return NULL;
-        const char *bt = ll_type(ll, mim_def_type(body));
+        if (!mim_def_lit(ll_op(ll_typeof(d), 0), &n)) return NULL;
+        const char *bt = ll_type(ll, ll_typeof(body));
         const char *bv = ll_const(ll, body);
         if (!bt || !bv) return NULL;
         if (mim_def_lit(body, &v) && v == 0) return "zeroinitializer";
@@ -480,8 +522,8 @@ const char *ll_const(LL *ll, MimDef *d) {
         const char *single = NULL;
         LLBuf b = {0};
         for (size_t i = 0; i < n; ++i) {
-            MimDef *e = mim_def_op(d, i);
-            const char *et = ll_type(ll, mim_def_type(e));
+            MimDef *e = ll_op(d, i);
+            const char *et = ll_type(ll, ll_typeof(e));
             const char *ev = ll_const(ll, e);
             if (!et || !ev) {
                 mim_vec_free(&b);
@@ -509,10 +551,10 @@ static bool is_const_tree(LL *ll, MimDef *d, unsigned depth) {
     case MIM_LAM: return ll_is_fn_lam(d);
     case MIM_TUPLE:
         for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i)
-            if (!is_const_tree(ll, mim_def_op(d, i), depth + 1)) return false;
+            if (!is_const_tree(ll, ll_op(d, i), depth + 1)) return false;
         return true;
     case MIM_PACK:
-        return !mim_def_is_mut(d) && is_const_tree(ll, mim_def_op(d, mim_def_num_ops(d) - 1), depth + 1);
+        return !mim_def_is_mut(d) && is_const_tree(ll, ll_op(d, mim_def_num_ops(d) - 1), depth + 1);
     default: return false;
     }
 }
@@ -521,7 +563,7 @@ static bool is_const_tree(LL *ll, MimDef *d, unsigned depth) {
 /* A pipeline definition of the compile plugin (e.g. `_fallback_compile` at
  * -O0/-O1, before internalization): no code, skipped (ll-backend.md §6). */
 static bool is_pipeline_def(MimDef *lam) {
-    MimDef *t = mim_def_type(lam);
+    MimDef *t = ll_typeof(lam);
     for (int i = 0; i < 8 && t; ++i) { /* the codomain chain of a curried direct-style function */
         MimDef *ax = mim_def_node(t) == MIM_AXIOM ? t : mim_def_node(t) == MIM_APP ? mim_app_axiom(t) : NULL;
         if (ax) return mim_annex_plugin(mim_axiom_id(ax)) == MIM_compile_ID;
@@ -536,11 +578,11 @@ static bool is_pipeline_def(MimDef *lam) {
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
-    MimDef *pi = mim_def_type(lam);
+    MimDef *pi = ll_typeof(lam);
     const char *ret = "void";
     size_t n, inner;
     MimDef **comps;
-    ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    ll_fn_comps(ll_dom(pi), &n, &comps, &inner);
     size_t nparams = n;
     if (ll_ret_pi(pi)) {
         ret = ll_fn_ret_type(ll, pi);
@@ -568,6 +610,7 @@ static void ll_free(LL *ll) {
     for (size_t i = 0; i < ll->decls.len; ++i) free(ll->decls.data[i]);
     mim_vec_free(&ll->strings), mim_vec_free(&ll->decls), mim_vec_free(&ll->imports);
     mim_vec_free(&ll->queue);
+    mim_vec_free(&ll->naming), mim_vec_free(&ll->named_body), mim_vec_free(&ll->named_name);
     mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     ll_fn_free(ll);
@@ -588,7 +631,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
     for (size_t i = 0, n = mim_world_num_externals(w); i < n && ll.ok; ++i) {
         MimDef *ext = mim_world_external(w, i);
         if (mim_def_node(ext) != MIM_LAM || is_pipeline_def(ext)) continue;
-        if (!ll_is_fn_lam(ext) && mim_def_is_set(ext) && mim_lam_body(ext)) {
+        if (!ll_is_fn_lam(ext) && mim_def_is_set(ext) && ll_body(ext)) {
             ll_error(&ll, ext, "an external must be a returning function (Cn [..., Cn R])");
             break;
         }

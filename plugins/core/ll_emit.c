@@ -20,16 +20,38 @@ void ll_inst(LL *ll, const char *fmt, ...) {
 /* ---- parameters ------------------------------------------------------------- */
 static const char *param_type(LL *ll, LLBlock *b, size_t j) { return ll_type(ll, b->comp[j]); }
 
-/* Name of parameter j of block b, fixed by its first use (the projection's
- * own name if the use is one). */
+/* The projection of block b's variable that stands for component j, if the
+ * World has it (the World is frozen: nothing is built). The front end names
+ * these projections after the source's parameters (`a` of `fun f(a: I32,
+ * b: I32)` is var#0#0) whether or not the body uses them: a body that uses
+ * the whole tuple (`%core.wrap.add 0 (a, b)` is `… var#0`) never reaches
+ * them through its operands. */
+static MimDef *param_proj(LL *ll, LLBlock *b, size_t j) {
+    MimDef *var = mim_var(ll->w, b->lam);
+    if (!var || mim_def_node(var) != MIM_VAR) return NULL;
+    if (!b->split) return var;
+    if (b->inner) {
+        if (j == b->inner) return mim_extract_lit(ll->w, var, 2, 1); /* the return continuation */
+        MimDef *tup = mim_extract_lit(ll->w, var, 2, 0);
+        if (!tup) return NULL;
+        return b->inner == 1 ? tup : mim_extract_lit(ll->w, tup, b->inner, j);
+    }
+    return mim_extract_lit(ll->w, var, b->ncomp, j);
+}
+
+/* Name of parameter j of block b (ll-backend.md §4.1: `%<name>_<gid>` of
+ * the parameter): the name of the use that fixes it if that is the named
+ * projection, else the projection's debug name, else `%<block>.<j>`. */
 static const char *param_name(LL *ll, int blk, size_t j, MimDef *use) {
     LLBlock *b = &ll->blocks.data[blk];
     const char *t = param_type(ll, b, j);
     if (!t) return NULL;
     if (!*t) return "";
     if (!b->param[j]) {
-        if (use && mim_def_node(use) == MIM_EXTRACT && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
-        else if (!b->split && use && mim_def_name(use)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, use));
+        MimDef *proj = NULL;
+        if (use && mim_def_name(use) && (mim_def_node(use) == MIM_EXTRACT || !b->split)) proj = use;
+        if (!proj) proj = param_proj(ll, b, j);
+        if (proj && mim_def_name(proj)) b->param[j] = ll_str(ll, "%%%s", ll_name(ll, proj));
         else b->param[j] = ll_str(ll, "%%%s.%zu", b->label, j);
     }
     return b->param[j];
@@ -60,7 +82,7 @@ static const char *inner_tuple(LL *ll, MimDef *d);
 static const char *frame_val(LL *ll, MimDef *d) {
     if (mim_def_node(d) == MIM_VAR) {
         for (size_t k = ll->frames.len; k-- > 0;)
-            if (ll->frames.data[k].binder == mim_def_op(d, 0)) return ll->frames.data[k].value;
+            if (ll->frames.data[k].binder == ll_op(d, 0)) return ll->frames.data[k].value;
         ll_error(ll, d, "pack variable outside its pack");
         return NULL;
     }
@@ -78,7 +100,7 @@ static const char *frame_val(LL *ll, MimDef *d) {
 static const char *pack_elem(LL *ll, MimDef *pack, size_t j) {
     LLFrame f = {pack, j, ll_str(ll, "%zu", j), ll->cache_keys.len};
     mim_vec_push(&ll->frames, f);
-    const char *v = ll_val(ll, mim_def_op(pack, 0));
+    const char *v = ll_val(ll, ll_op(pack, 0));
     --ll->frames.len;
     ll->cache_keys.len = ll->cache_vals.len = f.cache_mark;
     return v;
@@ -126,14 +148,14 @@ static size_t type_comps(LL *ll, MimDef *type, MimDef ***comps) {
     size_t n;
     if (mim_def_node(type) == MIM_ARR) {
         uint64_t k;
-        if (!mim_def_lit(mim_def_op(type, 0), &k) || k > 4096) {
+        if (!mim_def_lit(ll_op(type, 0), &k) || k > 4096) {
             *comps = NULL;
             return 0;
         }
         n = (size_t)k;
         *comps = malloc((n ? n : 1) * sizeof **comps);
         if (!*comps) abort();
-        for (size_t i = 0; i < n; ++i) (*comps)[i] = mim_def_op(type, 1);
+        for (size_t i = 0; i < n; ++i) (*comps)[i] = ll_op(type, 1);
         return n;
     }
     (void)ll;
@@ -141,7 +163,7 @@ static size_t type_comps(LL *ll, MimDef *type, MimDef ***comps) {
     *comps = malloc(n * sizeof **comps);
     if (!*comps) abort();
     if (mim_def_node(type) == MIM_SIGMA)
-        for (size_t i = 0; i < n; ++i) (*comps)[i] = mim_def_op(type, i);
+        for (size_t i = 0; i < n; ++i) (*comps)[i] = ll_op(type, i);
     else (*comps)[0] = type;
     return n;
 }
@@ -163,12 +185,12 @@ static long value_index(LL *ll, MimDef **comps, size_t n, size_t j, size_t *coun
 
 const char *ll_comp(LL *ll, MimDef *d, size_t j) {
     if (!d || !ll->ok) return NULL;
-    if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return ll_val(ll, mim_def_op(d, j));
-    if (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)) return ll_val(ll, mim_def_op(d, 0));
+    if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return ll_val(ll, ll_op(d, j));
+    if (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)) return ll_val(ll, ll_op(d, 0));
     if (mim_def_node(d) == MIM_PACK) return pack_elem(ll, d, j);
     if (mim_def_node(d) == MIM_VAR || is_inner_tuple(ll, d)) { /* parameters directly */
-        MimDef *var = mim_def_node(d) == MIM_VAR ? d : mim_def_op(d, 0);
-        int blk = ll_block_of(ll, mim_def_op(var, 0));
+        MimDef *var = mim_def_node(d) == MIM_VAR ? d : ll_op(d, 0);
+        int blk = ll_block_of(ll, ll_op(var, 0));
         LLBlock *b = blk >= 0 ? &ll->blocks.data[blk] : NULL;
         size_t n = !b ? 0 : mim_def_node(d) == MIM_VAR ? (b->split && !b->inner ? b->ncomp : 0) : b->inner;
         if (j < n) {
@@ -179,11 +201,11 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
             return param_name(ll, blk, j, NULL);
         }
     }
-    MimDef *type = mim_resolve(ll->w, mim_def_type(d));
+    MimDef *type = mim_resolve(ll->w, ll_typeof(d));
     uint64_t len;
-    if (mim_def_node(type) == MIM_ARR && mim_def_lit(mim_def_op(type, 0), &len) && len > 4096) {
+    if (mim_def_node(type) == MIM_ARR && mim_def_lit(ll_op(type, 0), &len) && len > 4096) {
         /* a large array: its elements need not be enumerated */
-        const char *ety = ll_type(ll, mim_def_op(type, 1)), *v = ety && *ety && j < len ? ll_val(ll, d) : NULL;
+        const char *ety = ll_type(ll, ll_op(type, 1)), *v = ety && *ety && j < len ? ll_val(ll, d) : NULL;
         if (!ety || !*ety) return ety;
         if (j >= len) ll_error(ll, d, "component out of range");
         if (!v) return NULL;
@@ -210,9 +232,9 @@ const char *ll_comp(LL *ll, MimDef *d, size_t j) {
 
 /* The value of a whole split variable (an aggregate of its parameters). */
 static const char *whole_var(LL *ll, MimDef *var) {
-    int blk = ll_block_of(ll, mim_def_op(var, 0));
+    int blk = ll_block_of(ll, ll_op(var, 0));
     LLBlock *b = &ll->blocks.data[blk];
-    const char *ty = ll_type(ll, mim_def_type(var));
+    const char *ty = ll_type(ll, ll_typeof(var));
     if (!ty) return NULL;
     if (!*ty) return "";
     const char **types = calloc(b->ncomp, sizeof *types), **vals = calloc(b->ncomp, sizeof *vals);
@@ -237,7 +259,7 @@ static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef
     ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
     ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
     const char *iv = ll_val(ll, index);
-    unsigned w = ll_int_width(ll, mim_def_type(index));
+    unsigned w = ll_int_width(ll, ll_typeof(index));
     if (!iv || !w) return NULL;
     if (w < 64) {
         const char *z = ll_str(ll, "%%%s", ll_tmp(ll, "idx"));
@@ -255,7 +277,7 @@ static bool index_lit(LL *ll, MimDef *index, uint64_t *j) {
     if (mim_def_lit(index, j)) return true;
     if (mim_def_node(index) != MIM_VAR) return false;
     for (size_t k = ll->frames.len; k-- > 0;)
-        if (ll->frames.data[k].binder == mim_def_op(index, 0)) {
+        if (ll->frames.data[k].binder == ll_op(index, 0)) {
             *j = ll->frames.data[k].index;
             return true;
         }
@@ -263,16 +285,16 @@ static bool index_lit(LL *ll, MimDef *index, uint64_t *j) {
 }
 
 static const char *emit_extract(LL *ll, MimDef *d) {
-    MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1);
+    MimDef *tup = ll_op(d, 0), *index = ll_op(d, 1);
     uint64_t j;
     if (index_lit(ll, index, &j)) return ll_comp(ll, tup, (size_t)j);
-    const char *ety = ll_type(ll, mim_def_type(d));
+    const char *ety = ll_type(ll, ll_typeof(d));
     if (!ety) return NULL;
     if (!*ety) return "";
-    MimDef *tt = mim_resolve(ll->w, mim_def_type(tup));
+    MimDef *tt = mim_resolve(ll->w, ll_typeof(tup));
     uint64_t n;
-    if (mim_def_node(tt) == MIM_ARR && mim_def_lit(mim_def_op(tt, 0), &n) && n == 2 &&
-        ll_int_width(ll, mim_def_type(index)) == 1) {
+    if (mim_def_node(tt) == MIM_ARR && mim_def_lit(ll_op(tt, 0), &n) && n == 2 &&
+        ll_int_width(ll, ll_typeof(index)) == 1) {
         const char *c = ll_val(ll, index), *a0 = ll_comp(ll, tup, 0), *a1 = ll_comp(ll, tup, 1);
         if (!c || !a0 || !a1) return NULL;
         const char *r = ll_result(ll, d);
@@ -293,16 +315,16 @@ static const char *emit_extract(LL *ll, MimDef *d) {
 }
 
 static const char *emit_insert(LL *ll, MimDef *d) {
-    MimDef *tup = mim_def_op(d, 0), *index = mim_def_op(d, 1), *val = mim_def_op(d, 2);
-    MimDef *tt = mim_resolve(ll->w, mim_def_type(tup));
+    MimDef *tup = ll_op(d, 0), *index = ll_op(d, 1), *val = ll_op(d, 2);
+    MimDef *tt = mim_resolve(ll->w, ll_typeof(tup));
     const char *aty = ll_type(ll, tt), *agg = ll_val(ll, tup), *v = ll_val(ll, val);
-    const char *vty = ll_type(ll, mim_def_type(val));
+    const char *vty = ll_type(ll, ll_typeof(val));
     if (!aty || !agg || !v || !vty) return NULL;
     if (!*vty) return agg;
     uint64_t j;
     const char *r = ll_result(ll, d);
     uint64_t len;
-    if (index_lit(ll, index, &j) && mim_def_node(tt) == MIM_ARR && mim_def_lit(mim_def_op(tt, 0), &len) && len > 4096) {
+    if (index_lit(ll, index, &j) && mim_def_node(tt) == MIM_ARR && mim_def_lit(ll_op(tt, 0), &len) && len > 4096) {
         ll_inst(ll, "%s = insertvalue %s %s, %s %s, %" PRIu64, r, aty, agg, vty, v, j);
         return r;
     }
@@ -328,11 +350,11 @@ static const char *emit_insert(LL *ll, MimDef *d) {
 }
 
 static const char *emit_tuple(LL *ll, MimDef *d) {
-    const char *ty = ll_type(ll, mim_def_type(d));
+    const char *ty = ll_type(ll, ll_typeof(d));
     if (!ty) return NULL;
     if (!*ty) return "";
     MimDef **comps;
-    size_t n = type_comps(ll, mim_resolve(ll->w, mim_def_type(d)), &comps);
+    size_t n = type_comps(ll, mim_resolve(ll->w, ll_typeof(d)), &comps);
     if (!n && ty[0] == '[' && strncmp(ty, "[0 x", 4) != 0) {
         free(comps);
         ll_error(ll, d, "array value too large to build element by element");
@@ -356,7 +378,7 @@ static const char *emit_tuple(LL *ll, MimDef *d) {
 /* var#0 of a function with a flattened domain: the tuple of its parameters. */
 static const char *inner_tuple(LL *ll, MimDef *d) {
     LLBlock *f = &ll->blocks.data[0];
-    const char *ty = ll_type(ll, mim_def_type(d));
+    const char *ty = ll_type(ll, ll_typeof(d));
     if (!ty) return NULL;
     if (!*ty) return "";
     const char **types = calloc(f->inner, sizeof *types), **vals = calloc(f->inner, sizeof *vals);
@@ -374,8 +396,8 @@ static const char *inner_tuple(LL *ll, MimDef *d) {
 
 static bool is_inner_tuple(LL *ll, MimDef *d) {
     uint64_t i;
-    return mim_def_node(d) == MIM_EXTRACT && mim_def_node(mim_def_op(d, 0)) == MIM_VAR &&
-           mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(mim_def_op(d, 1), &i) &&
+    return mim_def_node(d) == MIM_EXTRACT && mim_def_node(ll_op(d, 0)) == MIM_VAR &&
+           ll_op(ll_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(ll_op(d, 1), &i) &&
            i == 0;
 }
 
@@ -418,11 +440,11 @@ static void jump_args(LL *ll, int to, MimDef *arg) {
 static const char *call_args(LL *ll, MimDef *pi, MimDef *arg, bool returning) {
     size_t n, inner;
     MimDef **comps;
-    bool split = ll_fn_comps(mim_pi_dom(pi), &n, &comps, &inner);
+    bool split = ll_fn_comps(ll_dom(pi), &n, &comps, &inner);
     /* the caller's own variable (same domain type, so the same components):
      * its parameters are the arguments */
-    bool own = mim_def_node(arg) == MIM_VAR && mim_def_op(arg, 0) == ll->cur && mim_def_type(arg) == mim_pi_dom(pi);
-    MimDef *inner_arg = inner && mim_def_node(arg) == MIM_TUPLE ? mim_def_op(arg, 0) : NULL;
+    bool own = mim_def_node(arg) == MIM_VAR && ll_op(arg, 0) == ll->cur && ll_typeof(arg) == ll_dom(pi);
+    MimDef *inner_arg = inner && mim_def_node(arg) == MIM_TUPLE ? ll_op(arg, 0) : NULL;
     if (inner && !inner_arg && !own) {
         ll_error(ll, arg, "call argument is not a tuple");
         free(comps);
@@ -455,7 +477,7 @@ static const char *ret_value(LL *ll, MimDef *arg) {
     MimDef *ret_pi = f->comp[f->ncomp - 1];
     size_t n;
     MimDef **comps;
-    bool split = ll_domain_comps(mim_pi_dom(ret_pi), &n, &comps);
+    bool split = ll_domain_comps(ll_dom(ret_pi), &n, &comps);
     const char **types = calloc(n, sizeof *types), **vals = calloc(n, sizeof *vals);
     if (!types || !vals) abort();
     size_t k = 0, last = 0;
@@ -481,7 +503,7 @@ static void emit_ret(LL *ll, MimDef *arg) {
 }
 
 static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
-    MimDef *pi = mim_def_type(t->callee);
+    MimDef *pi = ll_typeof(t->callee);
     const char *fn = mim_def_node(t->callee) == MIM_LAM ? ll_fn_name(ll, t->callee) : ll_val(ll, t->callee);
     const char *rt = ll_fn_ret_type(ll, pi);
     const char *args = fn && rt ? call_args(ll, pi, t->arg, true) : NULL;
@@ -508,7 +530,7 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
     }
     int to = ll_block_of(ll, t->k);
     LLBlock *k = &ll->blocks.data[to];
-    const char *kt = ll_values_type(ll, mim_pi_dom(mim_def_type(t->k)));
+    const char *kt = ll_values_type(ll, ll_dom(ll_typeof(t->k)));
     if (!kt) return;
     if (strcmp(kt, rt) != 0) { /* e.g. «n; T» returned to a block taking «3; T» */
         ll_error(ll, body, "the callee's return type differs from the return continuation's parameters");
@@ -535,7 +557,7 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
 }
 
 static void emit_terminator(LL *ll, int b) {
-    MimDef *body = mim_lam_body(ll->blocks.data[b].lam);
+    MimDef *body = ll_body(ll->blocks.data[b].lam);
     LLTerm t;
     if (!ll_classify(ll, body, &t)) return;
     switch (t.kind) {
@@ -556,12 +578,12 @@ static void emit_terminator(LL *ll, int b) {
         return;
     }
     case LL_T_BRANCH: {
-        MimDef *tup = mim_def_op(t.callee, 0), *index = mim_def_op(t.callee, 1);
+        MimDef *tup = ll_op(t.callee, 0), *index = ll_op(t.callee, 1);
         size_t n = mim_def_num_ops(tup);
         const char **labels = calloc(n, sizeof *labels), *stub = NULL;
         if (!labels) abort();
         for (size_t k = 0; k < n && ll->ok; ++k) {
-            MimDef *target = mim_def_op(tup, k);
+            MimDef *target = ll_op(tup, k);
             if (ll_is_ret(ll, target)) {
                 /* returning on one edge: the value is built here and a stub
                  * block after the function's blocks returns it */
@@ -579,7 +601,7 @@ static void emit_terminator(LL *ll, int b) {
             labels[k] = ll->blocks.data[to].label;
         }
         const char *c = ll->ok ? ll_val(ll, index) : NULL;
-        unsigned w = ll_int_width(ll, mim_def_type(index));
+        unsigned w = ll_int_width(ll, ll_typeof(index));
         if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, labels[1], labels[0]);
         if (c && w && n > 2) {
             LLBuf cases = {0};
@@ -592,7 +614,7 @@ static void emit_terminator(LL *ll, int b) {
     }
     case LL_T_CALL: emit_call(ll, body, &t); return;
     case LL_T_CCALL: {
-        const char *args = call_args(ll, mim_def_type(t.callee), t.arg, false);
+        const char *args = call_args(ll, ll_typeof(t.callee), t.arg, false);
         if (!args) return;
         ll_inst(ll, "call void %s(%s)", ll_fn_name(ll, t.callee), args);
         ll_inst(ll, "unreachable");
@@ -603,7 +625,7 @@ static void emit_terminator(LL *ll, int b) {
 
 /* ---- the function ---------------------------------------------------------------- */
 bool ll_emit_function(LL *ll) {
-    MimDef *pi = mim_def_type(ll->cur);
+    MimDef *pi = ll_typeof(ll->cur);
     ll->ret_type = ll_fn_ret_type(ll, pi);
     if (!ll->ret_type) return false;
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) {

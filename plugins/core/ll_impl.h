@@ -28,6 +28,25 @@ void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) MIM_PRINTF(2, 0);
 
 typedef MIM_VEC(void *) LLVec;
 
+/* ---- operands through solved holes ----------------------------------------- */
+/* Inference holes solved after the code that uses them was built (e.g. the
+ * implicit arguments of a function β-reduced at -O0) stay in the graph as
+ * Infer nodes whose operand is the solution. Every walk of the back end
+ * reads operands through these accessors, which follow such chains, so no
+ * hole is ever scheduled, typed or emitted (the graph is frozen; following
+ * the chain builds nothing, unlike mim_resolve's rebuilding of tuples). */
+static inline MimDef *ll_solved(MimDef *d) {
+    while (d && mim_def_node(d) == MIM_INFER && mim_def_op(d, 0)) d = mim_def_op(d, 0);
+    return d;
+}
+static inline MimDef *ll_op(const MimDef *d, size_t i) { return ll_solved(mim_def_op(d, i)); }
+static inline MimDef *ll_typeof(const MimDef *d) { return ll_solved(mim_def_type(d)); }
+static inline MimDef *ll_callee(const MimDef *app) { return ll_solved(mim_app_callee(app)); }
+static inline MimDef *ll_app_arg(const MimDef *app) { return ll_solved(mim_app_arg(app)); }
+static inline MimDef *ll_arg(const MimDef *app, size_t i) { return ll_solved(mim_app_nth_arg(app, i)); }
+static inline MimDef *ll_body(const MimDef *lam) { return ll_solved(mim_lam_body(lam)); }
+static inline MimDef *ll_dom(const MimDef *pi) { return ll_solved(mim_pi_dom(pi)); }
+
 /* ---- per-node data ------------------------------------------------------- */
 enum { LL_PLACE_NONE = -1, LL_PLACE_UNSET = -2 };
 
@@ -76,6 +95,11 @@ typedef struct LLBlock {
     LLBuf body;
 } LLBlock;
 
+typedef struct LLNaming {
+    MimDef *sigma;
+    bool used;
+} LLNaming;
+
 typedef struct LL {
     MimWorld *w;
     bool ok;
@@ -83,6 +107,13 @@ typedef struct LL {
     LLInfo *info;
     LLVec strings; /* owned strings */
     LLBuf types, funcs;
+    /* Named struct types (ll-backend.md §3): the named Σs whose LLVM type is
+     * being computed (a use of the name meanwhile makes it recursive, so it
+     * keeps its name), and the bodies of the named types emitted so far: a
+     * literal struct equal to one of them is written as that name, so that
+     * structural tuples and values of the named type have one LLVM type. */
+    MIM_VEC(LLNaming) naming;
+    LLVec named_body, named_name; /* parallel: "{…}" -> "%Name_gid" */
     LLVec decls;   /* runtime/intrinsic declarations (owned strings) */
     LLVec imports; /* body-less lambdas to declare */
     LLVec queue;   /* functions to emit */

@@ -21,7 +21,7 @@ typedef struct Op {
     const char *ty; /* LLVM type of the result */
 } Op;
 
-static MimDef *arg(const Op *o, size_t from_end) { return mim_app_nth_arg(o->app, o->nargs - 1 - from_end); }
+static MimDef *arg(const Op *o, size_t from_end) { return ll_arg(o->app, o->nargs - 1 - from_end); }
 
 static const char *val(const Op *o, MimDef *d) { return ll_val(o->ll, d); }
 
@@ -29,7 +29,7 @@ static const char *comp(const Op *o, MimDef *d, size_t j) { return ll_comp(o->ll
 
 /* Component k of component j of d (d a tuple node, e.g. (m, (a, b))). */
 static const char *comp2(const Op *o, MimDef *d, size_t j, size_t k) {
-    if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return comp(o, mim_def_op(d, j), k);
+    if (mim_def_node(d) == MIM_TUPLE && j < mim_def_num_ops(d)) return comp(o, ll_op(d, j), k);
     ll_error(o->ll, o->app, "operand is not a tuple");
     return NULL;
 }
@@ -192,7 +192,7 @@ static const char *int_conv(const Op *o, const char *v, unsigned sw, unsigned dw
 static const char *op_bitcast(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
-    MimDef *st = mim_def_type(x), *dt = mim_def_type(o->app);
+    MimDef *st = ll_typeof(x), *dt = ll_typeof(o->app);
     bool sp = mim_match(st, MIM_mem_Ptr) != NULL, dp = mim_match(dt, MIM_mem_Ptr) != NULL;
     unsigned si = ll_int_width(ll, st), di = ll_int_width(ll, dt);
     bool s_scalar = si || ll_float_width(st), d_scalar = di || dp || ll_float_width(dt);
@@ -226,7 +226,7 @@ static const char *op_core(const Op *o) {
     }
     case MIM_core_ncmp: return op_ncmp(o);
     case MIM_core_idx: {
-        unsigned w = ll_int_width(ll, mim_def_type(o->app));
+        unsigned w = ll_int_width(ll, ll_typeof(o->app));
         return int_conv(o, val(o, arg(o, 0)), 64, w, false);
     }
     case MIM_core_bit1: {
@@ -257,10 +257,10 @@ static const char *op_core(const Op *o) {
     }
     case MIM_core_icmp: {
         MimDef *p = arg(o, 0);
-        const char *ity = ll_type(ll, mim_def_type(p));
+        const char *ity = ll_type(ll, ll_typeof(p));
         /* the pair's type is «2; Idx s»: its element type */
-        MimDef *pt = mim_resolve(ll->w, mim_def_type(p));
-        if (pt && mim_def_node(pt) == MIM_ARR) ity = ll_type(ll, mim_def_op(pt, 1));
+        MimDef *pt = mim_resolve(ll->w, ll_typeof(p));
+        if (pt && mim_def_node(pt) == MIM_ARR) ity = ll_type(ll, ll_op(pt, 1));
         if (!ity) return NULL;
         return op_icmp(o, p, ity);
     }
@@ -279,7 +279,7 @@ static const char *op_core(const Op *o) {
     }
     case MIM_core_conv: {
         MimDef *x = arg(o, 0);
-        unsigned sw = ll_int_width(ll, mim_def_type(x)), dw = ll_int_width(ll, mim_def_type(o->app));
+        unsigned sw = ll_int_width(ll, ll_typeof(x)), dw = ll_int_width(ll, ll_typeof(o->app));
         if (!sw || !dw) return unsupported(o, "conversion between non-literal sizes");
         return int_conv(o, val(o, x), sw, dw, id == MIM_core_conv_s);
     }
@@ -337,14 +337,14 @@ static const char *ieee754_extremum(const Op *o, unsigned w, const char *a, cons
 
 static const char *op_math(const Op *o) {
     LL *ll = o->ll;
-    unsigned w = ll_float_width(mim_def_type(o->app));
+    unsigned w = ll_float_width(ll_typeof(o->app));
     uint64_t id = o->base | o->sub;
     MimDef *x = arg(o, 0);
     if (o->base == MIM_math_cmp || o->base == MIM_math_conv) {
-        w = ll_float_width(mim_def_type(x));
-        if (!w && mim_def_node(mim_resolve(ll->w, mim_def_type(x))) == MIM_ARR)
-            w = ll_float_width(mim_def_op(mim_resolve(ll->w, mim_def_type(x)), 1));
-        if (id == MIM_math_conv_s2f || id == MIM_math_conv_u2f) w = ll_float_width(mim_def_type(o->app));
+        w = ll_float_width(ll_typeof(x));
+        if (!w && mim_def_node(mim_resolve(ll->w, ll_typeof(x))) == MIM_ARR)
+            w = ll_float_width(ll_op(mim_resolve(ll->w, ll_typeof(x)), 1));
+        if (id == MIM_math_conv_s2f || id == MIM_math_conv_u2f) w = ll_float_width(ll_typeof(o->app));
     }
     if (!w) return unsupported(o, "floating-point format without an LLVM type");
     const char *sfx = fsuffix(o, w);
@@ -395,11 +395,11 @@ static const char *op_math(const Op *o) {
         return o->r;
     }
     case MIM_math_conv: {
-        const char *v = val(o, x), *sty = ll_type(ll, mim_def_type(x));
+        const char *v = val(o, x), *sty = ll_type(ll, ll_typeof(x));
         if (!v || !sty) return NULL;
         const char *inst;
         if (id == MIM_math_conv_f2f) {
-            unsigned dw = ll_float_width(mim_def_type(o->app));
+            unsigned dw = ll_float_width(ll_typeof(o->app));
             if (!dw) return unsupported(o, "floating-point format without an LLVM type");
             if (dw == w) return v;
             inst = w < dw ? "fpext" : "fptrunc";
@@ -419,8 +419,8 @@ static const char *op_math(const Op *o) {
 static MimDef *pointee(MimDef *pt) {
     MimDef *p = mim_match(pt, MIM_mem_Ptr);
     if (!p) return NULL;
-    MimDef *ta = mim_app_arg(p);
-    return mim_def_node(ta) == MIM_TUPLE ? mim_def_op(ta, 0) : NULL;
+    MimDef *ta = ll_app_arg(p);
+    return mim_def_node(ta) == MIM_TUPLE ? ll_op(ta, 0) : NULL;
 }
 
 static const char *malloc_call(const Op *o, const char *size) {
@@ -433,6 +433,22 @@ static const char *malloc_call(const Op *o, const char *size) {
     return o->r;
 }
 
+/* The pointer value p (of Mim pointer type pt) as a `ty*`: a bitcast if its
+ * pointee's LLVM type differs. Mim equates a recursive named Σ with its
+ * unfolding, which LLVM may write differently (`rec T = [Ptr0 T, Ptr0 T]`
+ * is the struct %T, its unfolding the array [2 x %T*]); both have the same
+ * layout. */
+static const char *ptr_as(const Op *o, MimDef *pt, const char *p, const char *ty) {
+    LL *ll = o->ll;
+    MimDef *pe = pointee(pt);
+    const char *pty = pe ? ll_type(ll, pe) : NULL;
+    if (!pty) return NULL;
+    if (!*pty || strcmp(pty, ty) == 0) return p;
+    const char *c = ll_str(ll, "%%%s", ll_tmp(ll, "cast"));
+    ll_inst(ll, "%s = bitcast %s* %s to %s*", c, pty, p, ty);
+    return c;
+}
+
 static const char *op_mem(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
@@ -440,22 +456,24 @@ static const char *op_mem(const Op *o) {
     case MIM_mem_load: {
         if (!*o->ty) return "";
         const char *p = comp(o, x, 1);
+        if (p && mim_def_node(x) == MIM_TUPLE) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, o->ty);
         if (!p) return NULL;
         ll_inst(ll, "%s = load %s, %s* %s", o->r, o->ty, o->ty, p);
         return o->r;
     }
     case MIM_mem_store: {
-        MimDef *v = mim_def_node(x) == MIM_TUPLE && mim_def_num_ops(x) == 3 ? mim_def_op(x, 2) : NULL;
+        MimDef *v = mim_def_node(x) == MIM_TUPLE && mim_def_num_ops(x) == 3 ? ll_op(x, 2) : NULL;
         if (!v) return unsupported(o, "store operand is not a tuple");
-        const char *vt = ll_type(ll, mim_def_type(v)), *p = comp(o, x, 1), *vv = val(o, v);
+        const char *vt = ll_type(ll, ll_typeof(v)), *p = comp(o, x, 1), *vv = val(o, v);
+        if (p && vt && *vt) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, vt);
         if (!vt || !p || !vv) return NULL;
         if (*vt) ll_inst(ll, "store %s %s, %s* %s", vt, vv, vt, p);
         return "";
     }
     case MIM_mem_lea: {
-        MimDef *ptr = mim_def_node(x) == MIM_TUPLE ? mim_def_op(x, 0) : NULL;
-        MimDef *index = mim_def_node(x) == MIM_TUPLE ? mim_def_op(x, 1) : NULL;
-        MimDef *agg = ptr ? mim_resolve(ll->w, pointee(mim_def_type(ptr))) : NULL;
+        MimDef *ptr = mim_def_node(x) == MIM_TUPLE ? ll_op(x, 0) : NULL;
+        MimDef *index = mim_def_node(x) == MIM_TUPLE ? ll_op(x, 1) : NULL;
+        MimDef *agg = ptr ? mim_resolve(ll->w, pointee(ll_typeof(ptr))) : NULL;
         if (!agg) return unsupported(o, "lea operand");
         const char *aty = ll_type(ll, agg), *p = val(o, ptr);
         if (!aty || !p) return NULL;
@@ -469,7 +487,7 @@ static const char *op_mem(const Op *o) {
             ll_inst(ll, "%s = getelementptr inbounds %s, %s* %s, i64 0, i64 %" PRIu64, o->r, aty, aty, p, i);
             return o->r;
         }
-        unsigned w = ll_int_width(ll, mim_def_type(index));
+        unsigned w = ll_int_width(ll, ll_typeof(index));
         const char *iv = val(o, index);
         if (!w || !iv) return NULL;
         if (w < 64) {
@@ -495,7 +513,7 @@ static const char *op_mem(const Op *o) {
         return malloc_call(o, s);
     }
     case MIM_mem_free: {
-        const char *p = comp(o, x, 1), *pty = mim_def_node(x) == MIM_TUPLE ? ll_type(ll, mim_def_type(mim_def_op(x, 1))) : NULL;
+        const char *p = comp(o, x, 1), *pty = mim_def_node(x) == MIM_TUPLE ? ll_type(ll, ll_typeof(ll_op(x, 1))) : NULL;
         if (!p || !pty) return unsupported(o, "free operand");
         ll_declare(ll, "declare void @free(i8*)");
         const char *raw = ll_str(ll, "%%%s", ll_tmp(ll, "free"));
@@ -542,7 +560,7 @@ const char *ll_emit_axiom(LL *ll, MimDef *app) {
     }
     uint64_t id = mim_axiom_id(ax);
     Op o = {ll, app, mim_app_num_args(app), mim_annex_sub(id), mim_annex_base(id), NULL, NULL};
-    o.ty = ll_type(ll, mim_def_type(app));
+    o.ty = ll_type(ll, ll_typeof(app));
     if (!o.ty) return NULL;
     o.r = ll_result(ll, app);
     uint64_t plugin = mim_annex_plugin(id);

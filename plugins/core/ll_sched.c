@@ -25,7 +25,7 @@ static int add_block(LL *ll, MimDef *lam) {
     memset(b, 0, sizeof *b);
     b->lam = lam;
     b->label = ll_name(ll, lam);
-    MimDef *dom = mim_pi_dom(mim_def_type(lam));
+    MimDef *dom = ll_dom(ll_typeof(lam));
     b->split = idx == 0 ? ll_fn_comps(dom, &b->ncomp, &b->comp, &b->inner)
                         : ll_domain_comps(dom, &b->ncomp, &b->comp);
     b->param = calloc(b->ncomp, sizeof *b->param);
@@ -66,7 +66,7 @@ static bool is_kind(const MimDef *t) {
     uint64_t l;
     if (!t) return true;
     if (mim_def_node(t) == MIM_UNIV) return true;
-    return mim_def_node(t) == MIM_TYPE && (!mim_def_lit(mim_def_op(t, 0), &l) || l >= 1);
+    return mim_def_node(t) == MIM_TYPE && (!mim_def_lit(ll_op(t, 0), &l) || l >= 1);
 }
 
 static bool is_type_level(const MimDef *d) {
@@ -76,8 +76,8 @@ static bool is_type_level(const MimDef *d) {
     case MIM_TOP: case MIM_JOIN: case MIM_MEET: return true;
     default: break;
     }
-    MimDef *t = mim_def_type(d);
-    return !t || mim_def_node(t) == MIM_TYPE || mim_def_node(t) == MIM_UNIV || is_kind(mim_def_type(t));
+    MimDef *t = ll_typeof(d);
+    return !t || mim_def_node(t) == MIM_TYPE || mim_def_node(t) == MIM_UNIV || is_kind(ll_typeof(t));
 }
 
 static void discover(LL *ll, MimDef *d) {
@@ -91,13 +91,13 @@ static void discover(LL *ll, MimDef *d) {
             ll_enqueue_fn(ll, d);
             return;
         }
-        if (!mim_def_is_mut(d) || !mim_def_is_set(d) || !mim_lam_body(d)) return; /* rejected on use */
+        if (!mim_def_is_mut(d) || !mim_def_is_set(d) || !ll_body(d)) return; /* rejected on use */
         add_block(ll, d);
-        discover(ll, mim_lam_body(d));
+        discover(ll, ll_body(d));
         return;
     }
     if (mim_def_node(d) == MIM_VAR || is_type_level(d)) return;
-    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) discover(ll, mim_def_op(d, k));
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) discover(ll, ll_op(d, k));
 }
 
 /* ---- terminators ------------------------------------------------------------ */
@@ -106,18 +106,18 @@ bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j) {
     uint64_t idx = 0, outer = 0;
     bool nested = false;
     if (mim_def_node(d) == MIM_EXTRACT) {
-        var = mim_def_op(d, 0);
-        if (!mim_def_lit(mim_def_op(d, 1), &idx)) return false;
+        var = ll_op(d, 0);
+        if (!mim_def_lit(ll_op(d, 1), &idx)) return false;
         if (mim_def_node(var) == MIM_EXTRACT) { /* var#0#j of a flattened function domain */
-            if (!mim_def_lit(mim_def_op(var, 1), &outer) || outer != 0) return false;
-            var = mim_def_op(var, 0);
+            if (!mim_def_lit(ll_op(var, 1), &outer) || outer != 0) return false;
+            var = ll_op(var, 0);
             nested = true;
         }
         if (mim_def_node(var) != MIM_VAR) return false;
     } else if (mim_def_node(d) != MIM_VAR) {
         return false;
     }
-    MimDef *binder = mim_def_op(var, 0);
+    MimDef *binder = ll_op(var, 0);
     int blk = ll_block_of(ll, binder);
     if (blk < 0) return false;
     LLBlock *bb = &ll->blocks.data[blk];
@@ -148,8 +148,8 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
         ll_error(ll, body, "the body of a continuation must be an application");
         return false;
     }
-    t->callee = mim_app_callee(body);
-    t->arg = mim_app_arg(body);
+    t->callee = ll_callee(body);
+    t->arg = ll_app_arg(body);
     MimDef *c = t->callee;
     if (ll_is_ret(ll, c)) {
         t->kind = LL_T_RET;
@@ -167,11 +167,11 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
         t->kind = LL_T_JUMP;
         return true;
     }
-    if (mim_def_node(c) == MIM_EXTRACT && mim_def_node(mim_def_op(c, 0)) == MIM_TUPLE) {
-        MimDef *tup = mim_def_op(c, 0);
+    if (mim_def_node(c) == MIM_EXTRACT && mim_def_node(ll_op(c, 0)) == MIM_TUPLE) {
+        MimDef *tup = ll_op(c, 0);
         bool all = mim_def_num_ops(tup) >= 2;
         for (size_t i = 0, n = mim_def_num_ops(tup); i < n && all; ++i) {
-            MimDef *target = mim_def_op(tup, i);
+            MimDef *target = ll_op(tup, i);
             all = ll_is_ret(ll, target) || (target != ll->cur && ll_block_of(ll, target) >= 0);
         }
         if (all) {
@@ -179,16 +179,16 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
             return true;
         }
     }
-    MimDef *pi = mim_def_type(c);
+    MimDef *pi = ll_typeof(c);
     if (ll_ret_pi(pi)) {
         t->kind = LL_T_CALL;
         size_t n;
         MimDef **comps;
-        bool split = ll_domain_comps(mim_pi_dom(pi), &n, &comps);
+        bool split = ll_domain_comps(ll_dom(pi), &n, &comps);
         free(comps);
-        t->k = !split ? t->arg : mim_def_node(t->arg) == MIM_TUPLE ? mim_def_op(t->arg, n - 1) : NULL;
-        if (!t->k && mim_def_node(t->arg) == MIM_VAR && mim_def_op(t->arg, 0) == ll->cur &&
-            mim_def_type(t->arg) == mim_pi_dom(pi)) {
+        t->k = !split ? t->arg : mim_def_node(t->arg) == MIM_TUPLE ? ll_op(t->arg, n - 1) : NULL;
+        if (!t->k && mim_def_node(t->arg) == MIM_VAR && ll_op(t->arg, 0) == ll->cur &&
+            ll_typeof(t->arg) == ll_dom(pi)) {
             t->own_args = true;
             return true;
         }
@@ -203,7 +203,7 @@ bool ll_classify(LL *ll, MimDef *body, LLTerm *t) {
                            "continuation or ⊥");
         return false;
     }
-    if (mim_def_node(c) == MIM_LAM && (!mim_def_is_set(c) || !mim_lam_body(c)) && mim_def_node(pi) == MIM_PI) {
+    if (mim_def_node(c) == MIM_LAM && (!mim_def_is_set(c) || !ll_body(c)) && mim_def_node(pi) == MIM_PI) {
         t->kind = LL_T_CCALL; /* a foreign continuation (ccon): call, never returns */
         ll_enqueue_fn(ll, c);
         return true;
@@ -221,13 +221,13 @@ static void add_edge(LL *ll, int from, int to) {
 static bool build_cfg(LL *ll) {
     for (size_t i = 0; i < ll->blocks.len && ll->ok; ++i) {
         LLTerm t;
-        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[i].lam), &t)) return false;
+        if (!ll_classify(ll, ll_body(ll->blocks.data[i].lam), &t)) return false;
         switch (t.kind) {
         case LL_T_JUMP: add_edge(ll, (int)i, ll_block_of(ll, t.callee)); break;
         case LL_T_BRANCH: {
-            MimDef *tup = mim_def_op(t.callee, 0);
+            MimDef *tup = ll_op(t.callee, 0);
             for (size_t k = 0, n = mim_def_num_ops(tup); k < n; ++k) {
-                int to = ll_is_ret(ll, mim_def_op(tup, k)) ? -1 : ll_block_of(ll, mim_def_op(tup, k));
+                int to = ll_is_ret(ll, ll_op(tup, k)) ? -1 : ll_block_of(ll, ll_op(tup, k));
                 if (to >= 0) add_edge(ll, (int)i, to); /* a return target is a stub of this block */
             }
             break;
@@ -328,11 +328,11 @@ static int lca(LL *ll, int a, int b) {
 /* Memory chain of block b: every effect whose memory result flows into the
  * memory arguments of b's terminator without passing a variable. */
 static void walk_chain(LL *ll, MimDef *d, int b) {
-    if (!d || !ll_has_mem(mim_def_type(d))) return;
+    if (!d || !ll_has_mem(ll_typeof(d))) return;
     switch (mim_def_node(d)) {
-    case MIM_EXTRACT: walk_chain(ll, mim_def_op(d, 0), b); return;
+    case MIM_EXTRACT: walk_chain(ll, ll_op(d, 0), b); return;
     case MIM_TUPLE:
-        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) walk_chain(ll, mim_def_op(d, i), b);
+        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) walk_chain(ll, ll_op(d, i), b);
         return;
     case MIM_APP: {
         if (!mim_app_axiom(d) || mim_app_curry(d) != 0) return;
@@ -342,7 +342,7 @@ static void walk_chain(LL *ll, MimDef *d, int b) {
         if (!i->effect) mim_vec_push(&ll->effects, d);
         i->place = i->effect ? lca(ll, i->place, b) : b;
         i->effect = 1;
-        for (size_t k = 0, n = mim_app_num_args(d); k < n; ++k) walk_chain(ll, mim_app_nth_arg(d, k), b);
+        for (size_t k = 0, n = mim_app_num_args(d); k < n; ++k) walk_chain(ll, ll_arg(d, k), b);
         return;
     }
     default: return;
@@ -367,7 +367,7 @@ static void need_at(LL *ll, MimDef *d, int b) {
     }
     if (i->need == b) return;
     i->need = b;
-    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) need_at(ll, mim_def_op(d, k), b);
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) need_at(ll, ll_op(d, k), b);
 }
 
 static void hoist(LL *ll, MimDef *e, int b) {
@@ -375,7 +375,7 @@ static void hoist(LL *ll, MimDef *e, int b) {
     int p = lca(ll, i->place, b);
     if (p == i->place) return;
     i->place = p;
-    for (size_t k = 0, n = mim_def_num_ops(e); k < n; ++k) need_at(ll, mim_def_op(e, k), p);
+    for (size_t k = 0, n = mim_def_num_ops(e); k < n; ++k) need_at(ll, ll_op(e, k), p);
 }
 
 /* Every value use: the terminators' operands and the effects' operands. */
@@ -383,14 +383,14 @@ static void hoist_effects(LL *ll) {
     for (size_t k = 0; k < ll->effects.len && ll->ok; ++k) {
         MimDef *e = ll->effects.data[k];
         int p = ll_info(ll, e)->place;
-        for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j) need_at(ll, mim_def_op(e, j), p);
+        for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j) need_at(ll, ll_op(e, j), p);
     }
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
         int b = ll->order[k];
         LLTerm t;
-        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return;
+        if (!ll_classify(ll, ll_body(ll->blocks.data[b].lam), &t)) return;
         need_at(ll, t.arg, b);
-        if (t.kind == LL_T_BRANCH) need_at(ll, mim_def_op(t.callee, 1), b);
+        if (t.kind == LL_T_BRANCH) need_at(ll, ll_op(t.callee, 1), b);
         if (t.kind == LL_T_CALL && mim_def_node(t.callee) != MIM_LAM) need_at(ll, t.callee, b);
     }
 }
@@ -413,7 +413,7 @@ static int deeper(LL *ll, MimDef *use, int a, int b) {
 static int place_operand(LL *ll, MimDef *use, MimDef *d) {
     if (d && (mim_def_node(d) == MIM_TUPLE || (mim_def_node(d) == MIM_PACK && !mim_def_is_mut(d)))) {
         int p = LL_PLACE_NONE;
-        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) p = deeper(ll, use, p, place_operand(ll, use, mim_def_op(d, i)));
+        for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) p = deeper(ll, use, p, place_operand(ll, use, ll_op(d, i)));
         return p;
     }
     return place(ll, d);
@@ -453,14 +453,14 @@ static int place(LL *ll, MimDef *d) {
         return pb;
     }
     uint64_t k;
-    if (mim_def_node(d) == MIM_EXTRACT && mim_def_node(mim_def_op(d, 0)) == MIM_VAR &&
-        mim_def_op(mim_def_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(mim_def_op(d, 1), &k) &&
+    if (mim_def_node(d) == MIM_EXTRACT && mim_def_node(ll_op(d, 0)) == MIM_VAR &&
+        ll_op(ll_op(d, 0), 0) == ll->cur && ll->blocks.data[0].inner && mim_def_lit(ll_op(d, 1), &k) &&
         k == 0) {
         i->place = 0; /* the parameter tuple of a flattened domain: assembled where used (ll_val) */
         return 0;
     }
     if (mim_def_node(d) == MIM_VAR) {
-        int b = ll_block_of(ll, mim_def_op(d, 0));
+        int b = ll_block_of(ll, ll_op(d, 0));
         if (b < 0 || ll->blocks.data[b].rpo < 0) {
             ll_error(ll, d, "variable of a lambda outside the function (the function is not closed)");
             b = LL_PLACE_NONE;
@@ -477,12 +477,12 @@ static int place(LL *ll, MimDef *d) {
             return LL_PLACE_NONE;
         }
         for (size_t k = 0, n = mim_app_num_args(d); k < n; ++k)
-            p = deeper(ll, d, p, place_operand(ll, d, mim_app_nth_arg(d, k)));
+            p = deeper(ll, d, p, place_operand(ll, d, ll_arg(d, k)));
     } else if (mim_def_node(d) == MIM_TUPLE) {
         p = place_operand(ll, d, d);
     } else {
         for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k)
-            p = deeper(ll, d, p, place_operand(ll, d, mim_def_op(d, k)));
+            p = deeper(ll, d, p, place_operand(ll, d, ll_op(d, k)));
     }
     i->visiting = 0;
     if (pd && !i->effect) {
@@ -507,11 +507,11 @@ static int place(LL *ll, MimDef *d) {
 /* The operands of block b's terminator. */
 static void place_terminator(LL *ll, int b) {
     LLTerm t;
-    if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return;
+    if (!ll_classify(ll, ll_body(ll->blocks.data[b].lam), &t)) return;
     walk_chain(ll, t.arg, b);
     int p = LL_PLACE_NONE;
-    MimDef *body = mim_lam_body(ll->blocks.data[b].lam);
-    if (t.kind == LL_T_BRANCH) p = deeper(ll, body, p, place(ll, mim_def_op(t.callee, 1)));
+    MimDef *body = ll_body(ll->blocks.data[b].lam);
+    if (t.kind == LL_T_BRANCH) p = deeper(ll, body, p, place(ll, ll_op(t.callee, 1)));
     if (t.kind == LL_T_CALL && mim_def_node(t.callee) != MIM_LAM) p = deeper(ll, body, p, place(ll, t.callee));
     p = deeper(ll, body, p, place_operand(ll, body, t.arg));
     if (!ll_dominates(ll, p, b)) ll_error(ll, body, "an argument is not available in this block");
@@ -519,14 +519,14 @@ static void place_terminator(LL *ll, int b) {
 
 bool ll_schedule(LL *ll) {
     add_block(ll, ll->cur);
-    discover(ll, mim_lam_body(ll->cur));
+    discover(ll, ll_body(ll->cur));
     if (!ll->ok || !build_cfg(ll)) return false;
     compute_rpo(ll);
     compute_dominators(ll);
     for (size_t k = 0; k < ll->norder && ll->ok; ++k) {
         int b = ll->order[k];
         LLTerm t;
-        if (!ll_classify(ll, mim_lam_body(ll->blocks.data[b].lam), &t)) return false;
+        if (!ll_classify(ll, ll_body(ll->blocks.data[b].lam), &t)) return false;
         walk_chain(ll, t.arg, b);
     }
     hoist_effects(ll);

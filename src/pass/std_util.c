@@ -38,16 +38,26 @@ uint64_t mim_dom_arity(MimWorld *w, MimDef *lam) {
     return pi && pi->node == MIM_PI ? arity_of_type(w, pi->ops[0]) : 1;
 }
 
-MimDef *mim_ret_var(MimWorld *w, MimDef *lam) {
-    MimDef *pi = mim_res(w, lam->type);
-    if (!lam->is_mut || !pi || pi->node != MIM_PI || !mim_pi_is_cn(pi)) return NULL;
+/* The return continuation type of continuation type pi (semantics.md §4.4):
+ * the last element of its domain if that is a continuation without a return
+ * continuation of its own (a basic block), else NULL. `Cn (Cn [I32, Cn I32])`
+ * — a block receiving a function — has none: its one parameter is a
+ * returning continuation. */
+static MimDef *ret_pi(MimWorld *w, MimDef *pi, unsigned depth) {
+    pi = mim_res(w, pi);
+    if (!pi || pi->node != MIM_PI || !mim_pi_is_cn(pi) || depth > 64) return NULL;
     MimDef *dom = mim_res(w, pi->ops[0]);
     uint64_t n = arity_of_type(w, dom);
     if (n < 1 || !dom) return NULL;
     MimDef *last = dom->node == MIM_SIGMA ? mim_res(w, dom->ops[n - 1])
                    : dom->node == MIM_ARR ? mim_res(w, dom->ops[1]) : dom;
-    if (!last || last->node != MIM_PI || !mim_pi_is_cn(last)) return NULL;
-    return mim_var_proj(w, lam, n, n - 1);
+    if (!last || last->node != MIM_PI || !mim_pi_is_cn(last) || ret_pi(w, last, depth + 1)) return NULL;
+    return last;
+}
+
+MimDef *mim_ret_var(MimWorld *w, MimDef *lam) {
+    if (!lam->is_mut || !ret_pi(w, lam->type, 0)) return NULL;
+    return mim_var_proj(w, lam, mim_dom_arity(w, lam), mim_dom_arity(w, lam) - 1);
 }
 
 bool mim_lam_instantiate(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **filter, MimDef **body) {
