@@ -375,6 +375,9 @@ static const char *op_math(const Op *o) {
     case MIM_math_exp: {
         if ((o->sub & 3) == 3) return unsupported(o, "unused exp sub-tag");
         static const char *base[3] = {"", "2", "10"};
+        /* LLVM 14 has llvm.log10 but no llvm.exp10 (the reference's name
+         * links nowhere): glibc's exp10/exp10f instead. */
+        if (o->sub == 2) return libm(o, w, "exp10", val(o, x));
         return intrinsic1(o, ll_str(ll, "llvm.%s%s.%s", o->sub & 4 ? "log" : "exp", base[o->sub & 3], sfx),
                          val(o, x));
     }
