@@ -46,6 +46,7 @@ struct Unit {
     DefVec fvs;       /* free definitions, in discovery order */
     UnitVec refs;     /* units whose closures the unit builds */
     MimPtrMap seen;   /* nodes already walked */
+    MimPtrMap loops;  /* lam or block -> 1: runs once per call, 2: on a cycle */
     MimDef *code;     /* closure code (env as parameter 1), or NULL */
     MimDef *direct;   /* closed returning unit: the copy with its own type */
     MimDef *env_type; /* Σ of the converted types of fvs */
@@ -65,7 +66,8 @@ typedef struct Conv {
     MimPtrMap known;     /* the lambdas of the program (walked) */
     bool needed;         /* some lambda is a value, has free variables or takes closures */
     MimDef *dependent;   /* a lambda of a dependent type (not converted), or NULL */
-    uint64_t num_slots;  /* ids of the slots of jump buffers */
+    uint64_t num_slots;  /* ids of the slots (jump buffers, environments) */
+    MimPtrMap escaping;  /* values that may outlive their creator (find_escaping) */
     bool failed;
 } Conv;
 
@@ -77,6 +79,7 @@ typedef struct Ctx {
     MimPtrMap blocks; /* old block -> copy in this unit */
     MimPtrMap *memo;  /* of the body being rebuilt */
     MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
+    MimDef *cur_old;  /* the old lambda (unit or block) being rebuilt */
     MimDef *self;     /* the unit's own closure inside its code, or NULL */
     MimDef *ret_old;  /* with sjlj: the old return continuation, and */
     MimDef *thrower;  /* the closure that stands for it as a value */
@@ -251,6 +254,7 @@ static void unit_free(Unit *u) {
     mim_ptrmap_free(&u->owned);
     mim_ptrmap_free(&u->fvset);
     mim_ptrmap_free(&u->seen);
+    mim_ptrmap_free(&u->loops);
     mim_vec_free(&u->fvs);
     mim_vec_free(&u->refs);
     free(u);
@@ -427,6 +431,180 @@ static void find_units(Conv *cv) {
     }
 }
 
+/* ---- escape analysis (clos.md §5.4) ---------------------------------------------------- */
+
+/* Which closures may outlive the function that builds them? A whole-program
+ * analysis on the program before conversion: a fact esc(x) for values x
+ * (lambdas, parameters, anything holding them), with implications
+ * esc(a) ⇒ esc(b), solved by propagation from the uses that surely leak:
+ * an argument of an axiom (store, C-side operations), of a C function, of
+ * a call through a closure (its code is unknown; this includes returning a
+ * value: the return continuation is such a callee) or of a lambda of a
+ * dependent type. Passing x to parameter i of a known lambda K gives
+ * esc(K's parameter i) ⇒ esc(x); capturing x in a unit gives
+ * esc(unit) ⇒ esc(x); a value built from x (a tuple, a cast, …) that
+ * escapes makes x escape. Calling a closure does not leak it.
+ *
+ * A closure that does not escape is only called, passed to parameters that
+ * do not escape, or captured by closures that do not escape, so it is dead
+ * when its creator returns (the back end emits no `tail` calls, so the
+ * creator's frame outlives its callees). */
+
+typedef struct EscEdge {
+    MimDef *to;
+    size_t next; /* index + 1 of the next edge from the same value, 0: none */
+} EscEdge;
+
+typedef struct Esc {
+    Conv *cv;
+    MimPtrMap head;         /* value -> index + 1 of its first edge */
+    MIM_VEC(EscEdge) edges;
+    DefVec work;            /* escaping values whose edges are still to follow */
+    DefVec lams;            /* lambdas to walk */
+    MimPtrMap seen;         /* walked nodes and lambdas */
+} Esc;
+
+static void esc_mark(Esc *e, MimDef *d) {
+    MimWorld *w = e->cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || is_type_level(w, d)) return;
+    if (mim_ptrmap_has(&e->cv->escaping, d)) return;
+    mim_ptrmap_put(&e->cv->escaping, d, d);
+    mim_vec_push(&e->work, d);
+    if (mim_def_is_mut(d) || mim_def_node(d) == MIM_VAR) return; /* a var's operand is its binder */
+    uint64_t idx;
+    MimDef *tup = mim_def_node(d) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(d, 0)) : NULL;
+    if (tup && mim_def_node(tup) == MIM_VAR && mim_def_lit(mim_def_op(d, 1), &idx))
+        return; /* one parameter: not the others */
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) esc_mark(e, mim_def_op(d, i));
+}
+
+/* esc(from) ⇒ esc(to) */
+static void esc_edge(Esc *e, MimDef *from, MimDef *to) {
+    EscEdge edge = {.to = to, .next = (size_t)(uintptr_t)mim_ptrmap_get(&e->head, from)};
+    mim_vec_push(&e->edges, edge);
+    mim_ptrmap_put(&e->head, from, (void *)(uintptr_t)e->edges.len);
+}
+
+/* arg is passed to the known lambda K: each component flows into the
+ * corresponding parameter (and into K's whole variable). */
+static void esc_flow(Esc *e, MimDef *K, MimDef *arg) {
+    MimWorld *w = e->cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(K)));
+    MimDef *v = mim_var(w, K);
+    bool split = n > 1 && mim_def_node(arg) == MIM_TUPLE && mim_def_num_ops(arg) == n;
+    for (uint64_t i = 0; i < n; i++) {
+        MimDef *x = split ? mim_def_op(arg, i) : arg;
+        if (n > 1) esc_edge(e, mim_var_proj(w, K, n, i), x);
+        if (split || i == 0) esc_edge(e, v, x);
+    }
+}
+
+static bool esc_known(Conv *cv, MimDef *K) {
+    return mim_def_is_mut(K) && is_body_lam(K) && !is_dependent(cv, K);
+}
+
+static void esc_app(Esc *e, MimDef *d) {
+    Conv *cv = e->cv;
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    if (mim_app_axiom(d) || !cn_type(cv, mim_def_type(callee))) {
+        esc_mark(e, arg);
+        return;
+    }
+    if (mim_def_is_mut(callee)) {
+        if (esc_known(cv, callee)) esc_flow(e, callee, arg);
+        else esc_mark(e, arg); /* a C function, an import, a dependent lambda */
+        return;
+    }
+    MimDef *tup = mim_def_node(callee) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(callee, 0)) : NULL;
+    if (tup && mim_def_node(tup) == MIM_TUPLE) { /* a branch */
+        for (size_t i = 0; i < mim_def_num_ops(tup); i++) {
+            MimDef *K = mim_resolve(w, mim_def_op(tup, i));
+            if (esc_known(cv, K)) esc_flow(e, K, arg);
+            else esc_mark(e, arg);
+        }
+        return;
+    }
+    esc_mark(e, arg); /* a call through a closure */
+}
+
+static void esc_walk(Esc *e, MimDef *d) {
+    MimWorld *w = e->cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || mim_ptrmap_has(&e->seen, d)) return;
+    mim_ptrmap_put(&e->seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (is_body_lam(d)) mim_vec_push(&e->lams, d);
+        return;
+    }
+    if (is_type_level(w, d)) return;
+    if (mim_def_node(d) == MIM_APP) esc_app(e, d);
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) esc_walk(e, mim_def_op(d, i));
+}
+
+/* Fill cv->escaping with every value that may escape. */
+static void find_escaping(Conv *cv) {
+    Esc e = {.cv = cv};
+    for (size_t i = 0, n = mim_world_num_externals(cv->w); i < n; i++) esc_walk(&e, mim_world_external(cv->w, i));
+    while (e.lams.len) {
+        MimDef *lam = mim_vec_pop(&e.lams);
+        esc_walk(&e, mim_lam_filter(lam));
+        esc_walk(&e, mim_lam_body(lam));
+    }
+    for (size_t i = 0; i < cv->unit_list.len; i++) {
+        Unit *u = cv->unit_list.data[i];
+        for (size_t j = 0; j < u->fvs.len; j++) esc_edge(&e, u->lam, u->fvs.data[j]);
+    }
+    while (e.work.len) {
+        MimDef *d = mim_vec_pop(&e.work);
+        for (size_t k = (size_t)(uintptr_t)mim_ptrmap_get(&e.head, d); k; k = e.edges.data[k - 1].next)
+            esc_mark(&e, e.edges.data[k - 1].to);
+    }
+    mim_ptrmap_free(&e.head);
+    mim_ptrmap_free(&e.seen);
+    mim_vec_free(&e.edges);
+    mim_vec_free(&e.work);
+    mim_vec_free(&e.lams);
+}
+
+/* Is lam (the unit's lambda or one of its blocks) on a cycle of the unit's
+ * blocks, i.e. may it run more than once per call of the unit? A slot
+ * there would be a new alloca at every iteration. Memoized in u->loops. */
+static void block_succs(Conv *cv, Unit *u, MimDef *d, DefVec *out, MimPtrMap *seen) {
+    d = d ? mim_resolve(cv->w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & MIM_DEP_MUT) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (mim_ptrmap_has(&u->owned, d)) mim_vec_push(out, d);
+        return;
+    }
+    if (mim_def_node(d) == MIM_VAR) return; /* its operand is the binder, not a jump */
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) block_succs(cv, u, mim_def_op(d, i), out, seen);
+}
+
+static bool in_loop(Conv *cv, Unit *u, MimDef *lam) {
+    void *memo = mim_ptrmap_get(&u->loops, lam);
+    if (memo) return memo == (void *)2;
+    DefVec stack = {0};
+    MimPtrMap seen = {0}, visited = {0};
+    block_succs(cv, u, mim_lam_body(lam), &stack, &seen);
+    bool cyc = false;
+    while (stack.len && !cyc) {
+        MimDef *b = mim_vec_pop(&stack);
+        if (b == lam) cyc = true;
+        if (cyc || mim_ptrmap_has(&visited, b)) continue;
+        mim_ptrmap_put(&visited, b, b);
+        mim_ptrmap_clear(&seen);
+        block_succs(cv, u, mim_lam_body(b), &stack, &seen);
+    }
+    mim_vec_free(&stack);
+    mim_ptrmap_free(&seen);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_put(&u->loops, lam, cyc ? (void *)2 : (void *)1);
+    return cyc;
+}
+
 /* ---- building the converted program ------------------------------------------------- */
 
 static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos);
@@ -502,6 +680,23 @@ static MimDef *code_of(Conv *cv, Unit *u) {
     return schedule(cv, u->code, u);
 }
 
+/* Memory for the environment (of type ET) of lam's closure built in c: a
+ * slot (alloca) if the closure does not escape and is built at most once
+ * per call of the function building it, else the heap (%mem.alloc). */
+static MimDef *alloc_env(Ctx *c, MimDef *lam, MimDef *ET) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
+    if (!mim_ptrmap_has(&cv->escaping, lam) && c->cur_old && !in_loop(cv, c->u, c->cur_old)) {
+        MimDef *slot = mim_app(w, annex(cv, MIM_mem_slot), targs);
+        MimDef *id = mim_lit_nat(w, cv->num_slots++);
+        MimDef *slot_arg = mim_pair(w, c->cur_mem, id);
+        return mim_app(w, slot, slot_arg);
+    }
+    MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
+    return mim_app(w, alloc, c->cur_mem);
+}
+
 /* The closure of lam built in c (its environment threaded into c's memory). */
 static MimDef *make_closure(Ctx *c, MimDef *lam) {
     Conv *cv = c->cv;
@@ -531,9 +726,7 @@ static MimDef *make_closure(Ctx *c, MimDef *lam) {
         MimDef *tup = ok && ET ? (u->fvs.len == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, u->fvs.len)) : NULL;
         free(vals);
         if (!tup) return NULL;
-        MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
-        MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
-        MimDef *res = mim_app(w, alloc, c->cur_mem);
+        MimDef *res = alloc_env(c, lam, ET);
         MimDef *m1 = mim_proj(w, res, 2, 0);
         MimDef *p = mim_proj(w, res, 2, 1);
         MimDef *st_ops[3] = {m1, p, tup};
@@ -599,16 +792,18 @@ static void name_params(Conv *cv, MimDef *old, MimDef *nl, bool env) {
 /* Rebuild filter and body of old into nl within c (a fresh memo per body). */
 static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
     MimPtrMap memo = {0}, *saved = c->memo;
-    MimDef *saved_mem = c->cur_mem;
+    MimDef *saved_mem = c->cur_mem, *saved_old = c->cur_old;
     MimLoc saved_loc = mim_world_loc(c->cv->w);
     mim_world_set_loc(c->cv->w, mim_def_loc(old)); /* errors of constructions: at the lambda */
     c->memo = &memo;
     c->cur_mem = NULL;
+    c->cur_old = old;
     MimDef *filter = rewrite(c, mim_lam_filter(old), VALUE);
     MimDef *body = filter ? rewrite(c, mim_lam_body(old), VALUE) : NULL;
     mim_ptrmap_free(&memo);
     c->memo = saved;
     c->cur_mem = saved_mem;
+    c->cur_old = saved_old;
     mim_world_set_loc(c->cv->w, saved_loc);
     return body && mim_lam_set(c->cv->w, nl, filter, body);
 }
@@ -691,6 +886,17 @@ static bool mem_tuple(Conv *cv, MimDef *arg) {
            mim_resolve(cv->w, mim_def_type(mim_def_op(arg, 0))) == cv->M;
 }
 
+/* The tuple t (memory first) with its memory replaced by m. */
+static MimDef *with_mem(MimWorld *w, MimDef *t, MimDef *m) {
+    size_t n = mim_def_num_ops(t);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; i++) ops[i] = mim_def_op(t, i);
+    ops[0] = m;
+    MimDef *res = mim_tuple(w, ops, n);
+    free(ops);
+    return res;
+}
+
 static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
@@ -698,6 +904,14 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
     MimDef *mem = NULL, *ncallee, *narg;
     bool ret = pi && is_returning(cv, pi);
+    /* the arguments first: a callee that is a closure built here (a unit
+     * with an environment called directly) threads its environment into
+     * the memory the arguments leave */
+    bool margs = mem_tuple(cv, arg);
+    narg = margs ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
+    if (!narg) return NULL;
+    MimDef *saved_mem = c->cur_mem;
+    if (margs) c->cur_mem = mem;
     if (pi && mim_def_node(callee) == MIM_EXTRACT &&
         mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
         MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
@@ -712,8 +926,10 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     } else {
         ncallee = rewrite(c, callee, pi ? CALLEE : VALUE);
     }
+    MimDef *cmem = c->cur_mem;
+    c->cur_mem = saved_mem;
     if (!ncallee) return NULL;
-    narg = mem_tuple(cv, arg) ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
+    if (margs && cmem != mem) narg = with_mem(w, narg, cmem);
     if (!narg) return NULL;
     MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
     if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
@@ -971,6 +1187,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     if (!cv.failed && cv.dependent)
         fail(&cv, cv.dependent, "a function of a dependent type used as a value cannot be closure-converted");
     bool skip = !cv.needed; /* a first-order program stays as it is */
+    if (!cv.failed && !skip) find_escaping(&cv);
     DefVec ext = {0}; /* the list of externals changes below */
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
     for (size_t i = 0; i < ext.len && !cv.failed && !skip; i++) {
@@ -1009,6 +1226,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     mim_ptrmap_free(&cv.decl_code);
     mim_ptrmap_free(&cv.sjlj);
     mim_ptrmap_free(&cv.known);
+    mim_ptrmap_free(&cv.escaping);
     if (cv.failed && !mim_world_has_error(w))
         mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
     return !cv.failed && !mim_world_has_error(w);
