@@ -897,6 +897,71 @@ static MimDef *with_mem(MimWorld *w, MimDef *t, MimDef *m) {
     return res;
 }
 
+/* The call of the rewritten callee ncallee with narg: through its code if
+ * it is a closure, code (m, env, args…[, ⊥ dummy return]). */
+static MimDef *call_of(Ctx *c, MimDef *pi, MimDef *ncallee, MimDef *narg) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
+    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
+    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
+        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
+    }
+    if (!is_returning(cv, pi)) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
+    MimDef *nargs = mim_tuple(w, ops, k);
+    free(ops);
+    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+}
+
+/* Does the branch target b become a closure built at the call (a nested
+ * function with free definitions)? */
+static bool builds_closure(Ctx *c, MimDef *b) {
+    Conv *cv = c->cv;
+    b = mim_resolve(cv->w, b);
+    if (!is_body_lam(b) || !is_returning(cv, cn_type(cv, mim_def_type(b)))) return false;
+    Unit *u = mim_ptrmap_get(&cv->units, b);
+    return u && u->fvs.len && !(c->self && b == c->u->lam);
+}
+
+/* branch_clos (clos.md §5.3): `(c₀, c₁)#i (m, args)` where some cᵢ is a
+ * closure built here becomes `(b₀, b₁)#i m'` with blocks bⱼ = λ m. cⱼ (m,
+ * args): each block builds only its own closure. The arguments narg are
+ * rewritten already (memory cmem); NULL if nothing is to be done. */
+static MimDef *branch_clos(Ctx *c, MimDef *pi, MimDef *callee, MimDef *narg, MimDef *cmem) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+    size_t n = mim_def_num_ops(branches);
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= builds_closure(c, mim_def_op(branches, i));
+    if (!any || !cmem) return NULL;
+    MimDef **blocks = mim_xcalloc(n, sizeof *blocks);
+    MimDef *saved = c->cur_mem, *res = NULL;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *b = blocks[i] = mim_mut_lam(w, mim_cn(w, cv->M));
+        ok = b != NULL;
+        if (!ok) break;
+        mim_def_set_name(b, mim_world_sym(w, "branch"));
+        c->cur_mem = mim_var(w, b);
+        MimDef *nc = rewrite(c, mim_def_op(branches, i), CALLEE);
+        MimDef *call = nc ? call_of(c, pi, nc, with_mem(w, narg, c->cur_mem)) : NULL;
+        ok = call && mim_lam_set(w, b, mim_lit_bool(w, false), call);
+    }
+    c->cur_mem = saved;
+    MimDef *idx = ok ? rewrite(c, mim_def_op(callee, 1), VALUE) : NULL;
+    MimDef *tup = idx ? mim_tuple(w, blocks, n) : NULL;
+    MimDef *sel = tup ? mim_extract(w, tup, idx) : NULL;
+    res = sel ? mim_app(w, sel, cmem) : NULL;
+    free(blocks);
+    if (!res) cv->failed = true;
+    return res;
+}
+
 static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
@@ -910,10 +975,15 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     bool margs = mem_tuple(cv, arg);
     narg = margs ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
     if (!narg) return NULL;
+    bool branch = pi && mim_def_node(callee) == MIM_EXTRACT &&
+                  mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE;
+    if (branch && margs) {
+        MimDef *res = branch_clos(c, pi, callee, narg, mem);
+        if (res || cv->failed) return res;
+    }
     MimDef *saved_mem = c->cur_mem;
     if (margs) c->cur_mem = mem;
-    if (pi && mim_def_node(callee) == MIM_EXTRACT &&
-        mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+    if (branch) {
         MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
         size_t n = mim_def_num_ops(branches);
         MimDef **ops = mim_xcalloc(n, sizeof *ops);
@@ -930,22 +1000,7 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     c->cur_mem = saved_mem;
     if (!ncallee) return NULL;
     if (margs && cmem != mem) narg = with_mem(w, narg, cmem);
-    if (!narg) return NULL;
-    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
-    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
-
-    /* a closure call: code (m, env, args…[, ⊥ dummy return]) */
-    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
-    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
-    size_t k = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
-        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
-    }
-    if (!ret) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
-    MimDef *nargs = mim_tuple(w, ops, k);
-    free(ops);
-    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+    return narg ? call_of(c, pi, ncallee, narg) : NULL;
 }
 
 /* A closed node with the types inside converted (e.g. `%mem.store (F, 0)`). */
