@@ -47,6 +47,10 @@ struct Unit {
     UnitVec refs;     /* units whose closures the unit builds */
     MimPtrMap seen;   /* nodes already walked */
     MimPtrMap loops;  /* lam or block -> 1: runs once per call, 2: on a cycle */
+    DefVec blocks;    /* lam and its blocks (the keys of owned) */
+    MimPtrMap clean;  /* block -> 1: may hold closures, 2: holds none (holds_closures) */
+    bool linked;      /* the environment starts with a link (env pointer) */
+    bool list;        /* its functions free their listed environments on return */
     MimDef *code;     /* closure code (env as parameter 1), or NULL */
     MimDef *direct;   /* closed returning unit: the copy with its own type */
     MimDef *env_type; /* Σ of the converted types of fvs */
@@ -68,6 +72,7 @@ typedef struct Conv {
     MimDef *dependent;   /* a lambda of a dependent type (not converted), or NULL */
     uint64_t num_slots;  /* ids of the slots (jump buffers, environments) */
     MimPtrMap escaping;  /* values that may outlive their creator (find_escaping) */
+    MimDef *free_envs;   /* Cn [M, env ptr, Cn M]: frees a list of environments */
     bool failed;
 } Conv;
 
@@ -80,6 +85,7 @@ typedef struct Ctx {
     MimPtrMap *memo;  /* of the body being rebuilt */
     MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
     MimDef *cur_old;  /* the old lambda (unit or block) being rebuilt */
+    MimDef *head;     /* slot of the list of this function's environments, or NULL */
     MimDef *self;     /* the unit's own closure inside its code, or NULL */
     MimDef *ret_old;  /* with sjlj: the old return continuation, and */
     MimDef *thrower;  /* the closure that stands for it as a value */
@@ -255,6 +261,8 @@ static void unit_free(Unit *u) {
     mim_ptrmap_free(&u->fvset);
     mim_ptrmap_free(&u->seen);
     mim_ptrmap_free(&u->loops);
+    mim_vec_free(&u->blocks);
+    mim_ptrmap_free(&u->clean);
     mim_vec_free(&u->fvs);
     mim_vec_free(&u->refs);
     free(u);
@@ -306,6 +314,7 @@ static void add_fv(Conv *cv, Unit *u, MimDef *d) {
 }
 
 static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo);
+static bool unboxed(Conv *cv, Unit *u);
 
 /* Is lam a lambda of a dependent function type (a later parameter's type
  * mentions an earlier parameter; add_mem leaves them alone too)? Those are
@@ -342,6 +351,7 @@ static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *de
     }
     if (mim_ptrmap_has(&u->owned, lam)) return;
     mim_ptrmap_put(&u->owned, lam, lam);
+    mim_vec_push(&u->blocks, lam);
     walk(cv, u, mim_lam_filter(lam), VALUE, dep_memo);
     walk(cv, u, mim_lam_body(lam), VALUE, dep_memo);
 }
@@ -411,6 +421,7 @@ static void find_units(Conv *cv) {
         Unit *u = cv->unit_list.data[i];
         MimPtrMap dep_memo = {0};
         mim_ptrmap_put(&u->owned, u->lam, u->lam);
+        mim_vec_push(&u->blocks, u->lam);
         walk(cv, u, mim_lam_filter(u->lam), VALUE, &dep_memo);
         walk(cv, u, mim_lam_body(u->lam), VALUE, &dep_memo);
         mim_ptrmap_free(&dep_memo);
@@ -605,9 +616,46 @@ static bool in_loop(Conv *cv, Unit *u, MimDef *lam) {
     return cyc;
 }
 
+/* Collect into u the closures built in d (not entering lambdas) whose
+ * environments can go on u's list: see plan_lists. */
+static void scan_listed(Conv *cv, Unit *u, MimDef *d, MimPtrMap *seen) {
+    d = d ? mim_resolve(cv->w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & MIM_DEP_MUT) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        Unit *r = mim_ptrmap_get(&cv->units, d);
+        if (r && r != u && r->fvs.len && !mim_ptrmap_has(&cv->escaping, d) && !unboxed(cv, r)) {
+            r->linked = true;
+            u->list = true;
+        }
+        return;
+    }
+    if (mim_def_node(d) == MIM_VAR) return;
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) scan_listed(cv, u, mim_def_op(d, i), seen);
+}
+
+/* Environments of closures that do not escape but are built in a loop
+ * cannot go into slots; they are malloc'd and put on a list of the
+ * returning function that builds them (a slot holding the head, a link
+ * field first in each such environment), which the function frees when
+ * it returns: the closures are dead by then. Marks those units `linked`
+ * and the functions `list`. Runs before any environment type is built. */
+static void plan_lists(Conv *cv) {
+    for (size_t i = 0; i < cv->unit_list.len; i++) {
+        Unit *u = cv->unit_list.data[i];
+        if (!is_returning(cv, cn_type(cv, mim_def_type(u->lam))) || mim_ptrmap_has(&cv->sjlj, u->lam)) continue;
+        MimPtrMap seen = {0};
+        for (size_t j = 0; j < u->blocks.len; j++)
+            if (in_loop(cv, u, u->blocks.data[j])) scan_listed(cv, u, mim_lam_body(u->blocks.data[j]), &seen);
+        mim_ptrmap_free(&seen);
+    }
+}
+
 /* ---- building the converted program ------------------------------------------------- */
 
 static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos);
+static MimDef *free_envs(Conv *cv);
+static bool holds_closures(Conv *cv, Unit *u, MimDef *block);
 
 static MimDef *annex(Conv *cv, uint64_t id) {
     MimDef *a = mim_annex(cv->w, id);
@@ -643,10 +691,13 @@ static MimDef *schedule(Conv *cv, MimDef *lam, Unit *u) {
 /* The converted environment type of a unit (built once). */
 static MimDef *env_type(Conv *cv, Unit *u) {
     if (u->env_type || !u->fvs.len) return u->env_type;
-    MimDef **ops = mim_xcalloc(u->fvs.len, sizeof *ops);
+    size_t l = u->linked, n = u->fvs.len + l;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
     bool ok = true;
-    for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (ops[i] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
-    u->env_type = ok ? (u->fvs.len == 1 ? ops[0] : mim_sigma(cv->w, ops, u->fvs.len)) : NULL;
+    if (l) ops[0] = cv->env_ptr;
+    for (size_t i = 0; i < u->fvs.len && ok; i++)
+        ok = (ops[i + l] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
+    u->env_type = ok ? (n == 1 ? ops[0] : mim_sigma(cv->w, ops, n)) : NULL;
     free(ops);
     return u->env_type;
 }
@@ -654,7 +705,7 @@ static MimDef *env_type(Conv *cv, Unit *u) {
 /* A single free definition that is an integer or a pointer is stored in the
  * environment pointer itself (clos.md §5.6, "unboxed"). */
 static bool unboxed(Conv *cv, Unit *u) {
-    MimDef *T = u->fvs.len == 1 ? env_type(cv, u) : NULL;
+    MimDef *T = u->fvs.len == 1 && !u->linked ? conv_type(cv, mim_def_type(u->fvs.data[0])) : NULL;
     T = T ? mim_resolve(cv->w, T) : NULL;
     if (!T) return false;
     if (mim_match(T, MIM_mem_Ptr)) return true;
@@ -680,14 +731,31 @@ static MimDef *code_of(Conv *cv, Unit *u) {
     return schedule(cv, u->code, u);
 }
 
-/* Memory for the environment (of type ET) of lam's closure built in c: a
- * slot (alloca) if the closure does not escape and is built at most once
- * per call of the function building it, else the heap (%mem.alloc). */
-static MimDef *alloc_env(Ctx *c, MimDef *lam, MimDef *ET) {
+/* A null environment pointer (0 cast; ⊥ would be undef). */
+static MimDef *null_env(Conv *cv) {
+    return bitcast(cv, cv->env_ptr, mim_lit_int(cv->w, 64, 0));
+}
+
+/* Where the environment of lam's closure built in c goes: */
+enum Place {
+    SLOT,   /* a stack slot: the closure does not escape and is built at most once per call */
+    LISTED, /* the heap, on the list of the function, freed when it returns: does
+               not escape, built in a loop of a function keeping a list */
+    HEAP    /* the heap, never freed */
+};
+
+static enum Place place_of(Ctx *c, Unit *u) {
+    if (mim_ptrmap_has(&c->cv->escaping, u->lam) || !c->cur_old) return HEAP;
+    if (!in_loop(c->cv, c->u, c->cur_old)) return SLOT;
+    return c->head && u->linked ? LISTED : HEAP;
+}
+
+/* Memory for the environment (of type ET) placed at `place`. */
+static MimDef *alloc_env(Ctx *c, enum Place place, MimDef *ET) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
     MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
-    if (!mim_ptrmap_has(&cv->escaping, lam) && c->cur_old && !in_loop(cv, c->u, c->cur_old)) {
+    if (place == SLOT) {
         MimDef *slot = mim_app(w, annex(cv, MIM_mem_slot), targs);
         MimDef *id = mim_lit_nat(w, cv->num_slots++);
         MimDef *slot_arg = mim_pair(w, c->cur_mem, id);
@@ -695,6 +763,20 @@ static MimDef *alloc_env(Ctx *c, MimDef *lam, MimDef *ET) {
     }
     MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
     return mim_app(w, alloc, c->cur_mem);
+}
+
+/* mem' = %mem.store (mem, p, v) */
+static MimDef *store(Conv *cv, MimDef *mem, MimDef *p, MimDef *v) {
+    MimDef *st_ops[3] = {mem, p, v};
+    MimDef *st_arg = mim_tuple(cv->w, st_ops, 3);
+    return mim_iapp(cv->w, annex(cv, MIM_mem_store), st_arg);
+}
+
+/* %mem.load (mem, p): [mem', value] */
+static MimDef *load(Conv *cv, MimDef *mem, MimDef *p) {
+    MimDef *ld_ops[2] = {mem, p};
+    MimDef *ld_arg = mim_tuple(cv->w, ld_ops, 2);
+    return mim_iapp(cv->w, annex(cv, MIM_mem_load), ld_arg);
 }
 
 /* The closure of lam built in c (its environment threaded into c's memory). */
@@ -719,19 +801,26 @@ static MimDef *make_closure(Ctx *c, MimDef *lam) {
             fail(cv, lam, "cannot place the environment of this closure (no memory at its use)");
             return NULL;
         }
-        MimDef **vals = mim_xcalloc(u->fvs.len, sizeof *vals);
+        enum Place place = place_of(c, u);
+        size_t l = u->linked, ne = u->fvs.len + l;
+        MimDef **vals = mim_xcalloc(ne, sizeof *vals);
         bool ok = true;
-        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
+        if (place == LISTED) { /* link to the current head of the list */
+            MimDef *ld = load(cv, c->cur_mem, c->head);
+            c->cur_mem = mim_proj(w, ld, 2, 0);
+            vals[0] = mim_proj(w, ld, 2, 1);
+        } else if (l) {
+            vals[0] = null_env(cv);
+        }
+        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i + l] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
         MimDef *ET = env_type(cv, u);
-        MimDef *tup = ok && ET ? (u->fvs.len == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, u->fvs.len)) : NULL;
+        MimDef *tup = ok && ET ? (ne == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, ne)) : NULL;
         free(vals);
         if (!tup) return NULL;
-        MimDef *res = alloc_env(c, lam, ET);
-        MimDef *m1 = mim_proj(w, res, 2, 0);
+        MimDef *res = alloc_env(c, place, ET);
         MimDef *p = mim_proj(w, res, 2, 1);
-        MimDef *st_ops[3] = {m1, p, tup};
-        MimDef *st_arg = mim_tuple(w, st_ops, 3);
-        MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+        MimDef *m2 = store(cv, mim_proj(w, res, 2, 0), p, tup);
+        if (m2 && place == LISTED) m2 = store(cv, m2, c->head, bitcast(cv, cv->env_ptr, p));
         if (!m2) return NULL;
         c->cur_mem = m2;
         env = bitcast(cv, cv->env_ptr, p);
@@ -886,11 +975,19 @@ static bool mem_tuple(Conv *cv, MimDef *arg) {
            mim_resolve(cv->w, mim_def_type(mim_def_op(arg, 0))) == cv->M;
 }
 
+/* The number of components of x if its type is [%mem.M, …], else 0. */
+static uint64_t mem_first(Conv *cv, MimDef *x) {
+    MimDef *T = mim_resolve(cv->w, mim_def_type(x));
+    uint64_t n = T && mim_def_node(T) == MIM_SIGMA ? mim_def_num_ops(T) : 0;
+    return n >= 2 && mim_resolve(cv->w, mim_def_op(T, 0)) == cv->M ? n : 0;
+}
+
 /* The tuple t (memory first) with its memory replaced by m. */
 static MimDef *with_mem(MimWorld *w, MimDef *t, MimDef *m) {
-    size_t n = mim_def_num_ops(t);
+    bool tup = mim_def_node(t) == MIM_TUPLE;
+    size_t n = tup ? mim_def_num_ops(t) : mim_def_num_ops(mim_resolve(w, mim_def_type(t)));
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
-    for (size_t i = 0; i < n; i++) ops[i] = mim_def_op(t, i);
+    for (size_t i = 0; i < n; i++) ops[i] = tup ? mim_def_op(t, i) : mim_proj(w, t, n, i);
     ops[0] = m;
     MimDef *res = mim_tuple(w, ops, n);
     free(ops);
@@ -962,6 +1059,25 @@ static MimDef *branch_clos(Ctx *c, MimDef *pi, MimDef *callee, MimDef *narg, Mim
     return res;
 }
 
+/* The jump block (narg) to a loop block that holds no closure: first free
+ * the function's list of environments and empty it. */
+static MimDef *free_then(Ctx *c, MimDef *block, MimDef *narg) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *fe = free_envs(cv);
+    MimDef *k = mim_mut_lam(w, mim_cn(w, cv->M));
+    if (!fe || !k) return NULL;
+    mim_def_set_name(k, mim_world_sym(w, "freed"));
+    MimDef *m3 = store(cv, mim_var(w, k), c->head, null_env(cv));
+    MimDef *jump = m3 ? mim_app(w, block, with_mem(w, narg, m3)) : NULL;
+    if (!jump || !mim_lam_set(w, k, mim_lit_bool(w, false), jump)) return NULL;
+    MimDef *m0 = mim_def_node(narg) == MIM_TUPLE ? mim_def_op(narg, 0) : mim_proj(w, narg, mem_first(cv, narg), 0);
+    MimDef *ld = load(cv, m0, c->head);
+    MimDef *fe_ops[3] = {mim_proj(w, ld, 2, 0), mim_proj(w, ld, 2, 1), k};
+    MimDef *fe_arg = mim_tuple(w, fe_ops, 3);
+    return mim_app(w, fe, fe_arg);
+}
+
 static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
@@ -975,6 +1091,11 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     bool margs = mem_tuple(cv, arg);
     narg = margs ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
     if (!narg) return NULL;
+    uint64_t an = pi && !margs ? mem_first(cv, narg) : 0;
+    if (an) { /* e.g. a lambda's whole variable passed on: its memory component */
+        margs = true;
+        mem = mim_proj(w, narg, an, 0);
+    }
     bool branch = pi && mim_def_node(callee) == MIM_EXTRACT &&
                   mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE;
     if (branch && margs) {
@@ -1000,6 +1121,12 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     c->cur_mem = saved_mem;
     if (!ncallee) return NULL;
     if (margs && cmem != mem) narg = with_mem(w, narg, cmem);
+    /* a jump from a loop to a loop block that holds no closure (outside
+     * loops, nothing was put on the list since the last such jump) */
+    if (narg && margs && c->head && mim_def_is_mut(callee) && mim_ptrmap_has(&c->u->owned, callee) &&
+        c->cur_old && in_loop(cv, c->u, c->cur_old) && in_loop(cv, c->u, callee) &&
+        !holds_closures(cv, c->u, callee))
+        return free_then(c, ncallee, narg);
     return narg ? call_of(c, pi, ncallee, narg) : NULL;
 }
 
@@ -1093,6 +1220,182 @@ static MimDef *thrower_code(Conv *cv, MimDef *rpi, MimDef *slot_t) {
     return body && mim_lam_set(w, thr, mim_lit_bool(w, false), body) ? thr : NULL;
 }
 
+/* Does the type T contain a continuation type (a closure after conversion)? */
+static bool has_cn(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (cn_type(cv, T)) return true;
+    if (mim_def_node(T) == MIM_SIGMA)
+        for (size_t i = 0; i < mim_def_num_ops(T); i++)
+            if (has_cn(cv, mim_def_op(T, i))) return true;
+    if (mim_def_node(T) == MIM_ARR) return has_cn(cv, mim_def_op(T, 1));
+    return false;
+}
+
+/* Collect the blocks of u that d refers to (succs) and the blocks whose
+ * parameters of closure type d uses (binders), not entering lambdas. */
+static void block_uses(Conv *cv, Unit *u, MimDef *d, DefVec *succs, DefVec *binders, MimPtrMap *seen) {
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (d != u->lam && mim_ptrmap_has(&u->owned, d)) mim_vec_push(succs, d);
+        return;
+    }
+    if (is_type_level(w, d)) return;
+    MimDef *tup = mim_def_node(d) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(d, 0)) : NULL;
+    uint64_t idx;
+    bool param = tup && mim_def_node(tup) == MIM_VAR && mim_def_lit(mim_def_op(d, 1), &idx);
+    MimDef *v = param ? tup : mim_def_node(d) == MIM_VAR ? d : NULL;
+    if (v) {
+        MimDef *b = mim_def_op(v, 0);
+        if (b != u->lam && mim_ptrmap_has(&u->owned, b) && has_cn(cv, mim_def_type(d))) mim_vec_push(binders, b);
+        return;
+    }
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) block_uses(cv, u, mim_def_op(d, i), succs, binders, seen);
+}
+
+/* Is `target` reachable from `from` through u's blocks without entering
+ * `avoid`? */
+static bool reaches(Conv *cv, Unit *u, MimDef *from, MimDef *target, MimDef *avoid) {
+    DefVec stack = {0}, succs = {0}, binders = {0};
+    MimPtrMap visited = {0}, seen = {0};
+    mim_vec_push(&stack, from);
+    bool found = false;
+    while (stack.len && !found) {
+        MimDef *b = mim_vec_pop(&stack);
+        if (b == avoid || mim_ptrmap_has(&visited, b)) continue;
+        found = b == target;
+        mim_ptrmap_put(&visited, b, b);
+        mim_ptrmap_clear(&seen);
+        succs.len = 0;
+        block_uses(cv, u, mim_lam_filter(b), &succs, &binders, &seen);
+        block_uses(cv, u, mim_lam_body(b), &succs, &binders, &seen);
+        for (size_t i = 0; i < succs.len; i++) mim_vec_push(&stack, succs.data[i]);
+    }
+    mim_vec_free(&stack);
+    mim_vec_free(&succs);
+    mim_vec_free(&binders);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_free(&seen);
+    return found;
+}
+
+/* May a closure built by u's function be live when it jumps to `block`?
+ * Only values of closure type carry closures (a closure that does not
+ * escape is never stored): the jump's arguments (block's parameters) and
+ * the parameters of u's blocks that are free in block — used in a block X
+ * reachable from it on a path that does not pass through their own block
+ * (which would bind them anew). Parameters of u's function itself come
+ * from its caller and are never on its list. Memoized in u->clean. */
+static bool holds_closures(Conv *cv, Unit *u, MimDef *block) {
+    void *memo = mim_ptrmap_get(&u->clean, block);
+    if (memo) return memo == (void *)1;
+    bool res = has_cn(cv, mim_def_type(mim_var(cv->w, block)));
+    DefVec stack = {0}, succs = {0}, binders = {0};
+    MimPtrMap visited = {0}, seen = {0};
+    mim_vec_push(&stack, block);
+    while (stack.len && !res) {
+        MimDef *x = mim_vec_pop(&stack);
+        if (mim_ptrmap_has(&visited, x)) continue;
+        mim_ptrmap_put(&visited, x, x);
+        mim_ptrmap_clear(&seen);
+        succs.len = binders.len = 0;
+        block_uses(cv, u, mim_lam_filter(x), &succs, &binders, &seen);
+        block_uses(cv, u, mim_lam_body(x), &succs, &binders, &seen);
+        for (size_t i = 0; i < succs.len; i++) mim_vec_push(&stack, succs.data[i]);
+        for (size_t i = 0; i < binders.len && !res; i++)
+            res = binders.data[i] != x && (binders.data[i] == block || reaches(cv, u, block, x, binders.data[i]));
+    }
+    mim_vec_free(&stack);
+    mim_vec_free(&succs);
+    mim_vec_free(&binders);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_free(&seen);
+    mim_ptrmap_put(&u->clean, block, res ? (void *)1 : (void *)2);
+    return res;
+}
+
+/* free_envs (m, p, k): frees the list of environments starting at p (each
+ * starts with the link to the next one, null at the end), then k m. Built
+ * once per program. */
+static MimDef *free_envs(Conv *cv) {
+    MimWorld *w = cv->w;
+    if (cv->free_envs) return cv->free_envs;
+    MimDef *k_t = mim_cn(w, cv->M);
+    MimDef *dom_ops[3] = {cv->M, cv->env_ptr, k_t};
+    MimDef *f = mim_mut_lam(w, mim_cn(w, mim_sigma(w, dom_ops, 3)));
+    MimDef *done = mim_mut_lam(w, k_t), *more = mim_mut_lam(w, k_t);
+    if (!f || !done || !more) return NULL;
+    mim_def_set_name(f, mim_world_sym(w, "free_envs"));
+    mim_def_set_name(done, mim_world_sym(w, "done"));
+    mim_def_set_name(more, mim_world_sym(w, "more"));
+    MimDef *p = mim_var_proj(w, f, 3, 1), *k = mim_var_proj(w, f, 3, 2);
+    MimDef *done_body = mim_app(w, k, mim_var(w, done));
+    MimDef *ld = load(cv, mim_var(w, more), bitcast(cv, ptr_to(cv, cv->env_ptr), p));
+    MimDef *free_ops[2] = {mim_proj(w, ld, 2, 0), p};
+    MimDef *free_arg = mim_tuple(w, free_ops, 2);
+    MimDef *m1 = mim_iapp(w, annex(cv, MIM_mem_free), free_arg);
+    MimDef *rec_ops[3] = {m1, mim_proj(w, ld, 2, 1), k};
+    MimDef *rec_arg = mim_tuple(w, rec_ops, 3);
+    MimDef *more_body = mim_app(w, f, rec_arg);
+    MimDef *zero = mim_lit_int(w, 64, 0);
+    MimDef *pi = bitcast(cv, mim_type_int(w, 64), p);
+    MimDef *cmp_arg = mim_pair(w, pi, zero);
+    MimDef *is_null = mim_iapp(w, annex(cv, MIM_core_icmp_e), cmp_arg);
+    MimDef *br_ops[2] = {more, done};
+    MimDef *br = mim_tuple(w, br_ops, 2);
+    MimDef *sel = is_null ? mim_extract(w, br, is_null) : NULL;
+    MimDef *body = sel ? mim_app(w, sel, mim_var_proj(w, f, 3, 0)) : NULL;
+    bool ok = done_body && mim_lam_set(w, done, mim_lit_bool(w, false), done_body) && more_body &&
+              mim_lam_set(w, more, mim_lit_bool(w, false), more_body) && body &&
+              mim_lam_set(w, f, mim_lit_bool(w, false), body);
+    if (!ok) return NULL;
+    return cv->free_envs = f;
+}
+
+/* Start the list of environments of the function nl (copy of old) at its
+ * memory m0: a slot holding the head (null), and old's return continuation
+ * replaced by a block that frees the list, then returns. Returns the memory
+ * after the slot is initialized. */
+static MimDef *start_list(Ctx *c, MimDef *old, MimDef *nl, MimDef *m0) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    MimDef *targs = mim_pair(w, cv->env_ptr, mim_lit_nat(w, 0));
+    MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
+    MimDef *slot_arg = mim_pair(w, m0, mim_lit_nat(w, cv->num_slots++));
+    MimDef *slot = mim_app(w, slot_ax, slot_arg);
+    MimDef *hp = mim_proj(w, slot, 2, 1);
+    MimDef *m1 = store(cv, mim_proj(w, slot, 2, 0), hp, null_env(cv));
+    MimDef *ret_new = mim_var_proj(w, nl, nn, nn - 1);
+    MimDef *RT = mim_def_type(ret_new);
+    uint64_t rn = clos_num_comps(w, mim_pi_dom(RT));
+    MimDef *retk = mim_mut_lam(w, RT), *freed = mim_mut_lam(w, mim_cn(w, cv->M));
+    MimDef *fe = free_envs(cv);
+    if (!m1 || !retk || !freed || !fe) return NULL;
+    mim_def_set_name(retk, mim_world_sym(w, "free_return"));
+    mim_def_set_name(freed, mim_world_sym(w, "freed"));
+    MimDef **ops = mim_xcalloc(rn, sizeof *ops);
+    ops[0] = mim_var(w, freed);
+    for (uint64_t i = 1; i < rn; i++) ops[i] = mim_var_proj(w, retk, rn, i);
+    MimDef *rarg = rn == 1 ? ops[0] : mim_tuple(w, ops, rn);
+    free(ops);
+    MimDef *freed_body = mim_app(w, ret_new, rarg);
+    MimDef *ld = load(cv, rn == 1 ? mim_var(w, retk) : mim_var_proj(w, retk, rn, 0), hp);
+    MimDef *fe_ops[3] = {mim_proj(w, ld, 2, 0), mim_proj(w, ld, 2, 1), freed};
+    MimDef *fe_arg = mim_tuple(w, fe_ops, 3);
+    MimDef *retk_body = mim_app(w, fe, fe_arg);
+    if (!freed_body || !mim_lam_set(w, freed, mim_lit_bool(w, false), freed_body) || !retk_body ||
+        !mim_lam_set(w, retk, mim_lit_bool(w, false), retk_body))
+        return NULL;
+    c->head = hp;
+    mim_ptrmap_put(&c->subst, mim_var_proj(w, old, n, n - 1), retk);
+    return m1;
+}
+
 /* Fill nl (the copy of the function old, env at parameter 1 if `env`)
  * starting from memory `mem` (NULL: nl's memory parameter). If a closure
  * captures old's return continuation, nl first sets a jump buffer (in a
@@ -1104,6 +1407,10 @@ static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
     uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
     uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
     if (!mim_ptrmap_has(&cv->sjlj, old)) {
+        if (c->u->list && c->u->lam == old) {
+            mem = start_list(c, old, nl, mem ? mem : mim_var_proj(w, nl, nn, 0));
+            if (!mem) return false;
+        }
         mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mem));
         return fill(c, old, nl);
     }
@@ -1207,8 +1514,9 @@ static bool build_code(Conv *cv, Unit *u) {
         if (!ld) return false;
         mem = mim_proj(w, ld, 2, 0);
         MimDef *env = mim_proj(w, ld, 2, 1);
+        size_t l = u->linked, ne = u->fvs.len + l;
         for (size_t i = 0; i < u->fvs.len; i++) {
-            MimDef *v = u->fvs.len == 1 ? env : mim_proj(w, env, u->fvs.len, i);
+            MimDef *v = ne == 1 ? env : mim_proj(w, env, ne, i + l);
             if (mim_def_name(u->fvs.data[i])) mim_def_set_name(v, mim_def_name(u->fvs.data[i]));
             mim_ptrmap_put(&c.subst, u->fvs.data[i], v);
         }
@@ -1242,7 +1550,10 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     if (!cv.failed && cv.dependent)
         fail(&cv, cv.dependent, "a function of a dependent type used as a value cannot be closure-converted");
     bool skip = !cv.needed; /* a first-order program stays as it is */
-    if (!cv.failed && !skip) find_escaping(&cv);
+    if (!cv.failed && !skip) {
+        find_escaping(&cv);
+        plan_lists(&cv);
+    }
     DefVec ext = {0}; /* the list of externals changes below */
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
     for (size_t i = 0; i < ext.len && !cv.failed && !skip; i++) {
