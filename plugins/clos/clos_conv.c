@@ -16,10 +16,14 @@
  * takes the environment pointer as parameter 1; continuations that do not
  * return get a dummy last parameter `Cn M`, so that the code is a function.
  * A single integer or pointer is the environment pointer itself (bit
- * cast); a larger environment is a tuple stored in memory obtained with
- * %mem.alloc (heap: closures may outlive their creator), which the code
- * loads in its prologue. So the phase goes straight to the untyped pairs of
- * lower_typed_clos (§5.6), which has nothing left to do (docs/clos.md).
+ * cast); a larger environment is a tuple stored in memory, which the code
+ * loads in its prologue: a stack slot if the closure cannot outlive its
+ * creator (escape analysis, §5.4) and is built once per call, a malloc'd
+ * block on a list that the creator frees if it does not escape but is
+ * built in a loop, else %mem.alloc (never freed). So the phase goes
+ * straight to the untyped pairs of lower_typed_clos (§5.6), which has
+ * nothing left to do (docs/clos.md). Calls through branches between
+ * closures build only the closure taken (branch_clos, §5.3).
  *
  * Applications whose callee is a closure call its code with the environment
  * inserted. Allocations are threaded into the memory of the call (or
