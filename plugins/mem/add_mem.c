@@ -161,6 +161,34 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     return res;
 }
 
+/* A closed node with the types inside extended, e.g. the type argument of
+ * `%mem.store (Cn [I32, Cn I32], 0)` or `%mem.malloc (…)` (memoized). */
+static MimDef *ext_const(AddMem *am, MimDef *d) {
+    MimWorld *w = am->w;
+    MimDef *T = mim_resolve(w, mim_def_type(d));
+    MimNode k = mim_def_node(d);
+    if (!T || mim_def_node(T) == MIM_TYPE || mim_def_node(T) == MIM_UNIV || k == MIM_PI || k == MIM_SIGMA ||
+        k == MIM_ARR)
+        return ext_type(am, d);
+    size_t n = mim_def_num_ops(d);
+    if (!n || mim_def_is_mut(d) || k == MIM_AXIOM || k == MIM_LAM || k == MIM_LIT) return d;
+    MimDef *done = mim_ptrmap_get(&am->types, d);
+    if (done) return done;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool ok = true, changed = false;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *op = mim_def_op(d, i);
+        ok = (ops[i] = op ? ext_const(am, mim_resolve(w, op)) : NULL) != NULL;
+        changed |= ok && ops[i] != op;
+    }
+    MimDef *nT = ok ? ext_const(am, T) : NULL;
+    changed |= nT != T;
+    MimDef *res = !ok || !nT ? NULL : changed ? mim_rebuild(w, d, nT, ops) : d;
+    free(ops);
+    if (res) mim_ptrmap_put(&am->types, d, res);
+    return res;
+}
+
 /* arg (of old domain type with n components) with the memory put first. */
 static MimDef *prepend_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
     MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
@@ -216,7 +244,7 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
     d = d ? mim_resolve(w, d) : NULL;
     if (!d) return NULL;
     if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? rewrite_lam(am, d) : d;
-    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_type(am, d);
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_const(am, d);
     MimDef *done = mim_ptrmap_get(&b->memo, d);
     if (done) return done;
     MimDef *res;
