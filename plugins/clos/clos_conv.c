@@ -16,10 +16,14 @@
  * takes the environment pointer as parameter 1; continuations that do not
  * return get a dummy last parameter `Cn M`, so that the code is a function.
  * A single integer or pointer is the environment pointer itself (bit
- * cast); a larger environment is a tuple stored in memory obtained with
- * %mem.alloc (heap: closures may outlive their creator), which the code
- * loads in its prologue. So the phase goes straight to the untyped pairs of
- * lower_typed_clos (§5.6), which has nothing left to do (docs/clos.md).
+ * cast); a larger environment is a tuple stored in memory, which the code
+ * loads in its prologue: a stack slot if the closure cannot outlive its
+ * creator (escape analysis, §5.4) and is built once per call, a malloc'd
+ * block on a list that the creator frees if it does not escape but is
+ * built in a loop, else %mem.alloc (never freed). So the phase goes
+ * straight to the untyped pairs of lower_typed_clos (§5.6), which has
+ * nothing left to do (docs/clos.md). Calls through branches between
+ * closures build only the closure taken (branch_clos, §5.3).
  *
  * Applications whose callee is a closure call its code with the environment
  * inserted. Allocations are threaded into the memory of the call (or
@@ -46,6 +50,11 @@ struct Unit {
     DefVec fvs;       /* free definitions, in discovery order */
     UnitVec refs;     /* units whose closures the unit builds */
     MimPtrMap seen;   /* nodes already walked */
+    MimPtrMap loops;  /* lam or block -> 1: runs once per call, 2: on a cycle */
+    DefVec blocks;    /* lam and its blocks (the keys of owned) */
+    MimPtrMap clean;  /* block -> 1: may hold closures, 2: holds none (holds_closures) */
+    bool linked;      /* the environment starts with a link (env pointer) */
+    bool list;        /* its functions free their listed environments on return */
     MimDef *code;     /* closure code (env as parameter 1), or NULL */
     MimDef *direct;   /* closed returning unit: the copy with its own type */
     MimDef *env_type; /* Σ of the converted types of fvs */
@@ -65,7 +74,9 @@ typedef struct Conv {
     MimPtrMap known;     /* the lambdas of the program (walked) */
     bool needed;         /* some lambda is a value, has free variables or takes closures */
     MimDef *dependent;   /* a lambda of a dependent type (not converted), or NULL */
-    uint64_t num_slots;  /* ids of the slots of jump buffers */
+    uint64_t num_slots;  /* ids of the slots (jump buffers, environments) */
+    MimPtrMap escaping;  /* values that may outlive their creator (find_escaping) */
+    MimDef *free_envs;   /* Cn [M, env ptr, Cn M]: frees a list of environments */
     bool failed;
 } Conv;
 
@@ -77,6 +88,8 @@ typedef struct Ctx {
     MimPtrMap blocks; /* old block -> copy in this unit */
     MimPtrMap *memo;  /* of the body being rebuilt */
     MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
+    MimDef *cur_old;  /* the old lambda (unit or block) being rebuilt */
+    MimDef *head;     /* slot of the list of this function's environments, or NULL */
     MimDef *self;     /* the unit's own closure inside its code, or NULL */
     MimDef *ret_old;  /* with sjlj: the old return continuation, and */
     MimDef *thrower;  /* the closure that stands for it as a value */
@@ -251,6 +264,9 @@ static void unit_free(Unit *u) {
     mim_ptrmap_free(&u->owned);
     mim_ptrmap_free(&u->fvset);
     mim_ptrmap_free(&u->seen);
+    mim_ptrmap_free(&u->loops);
+    mim_vec_free(&u->blocks);
+    mim_ptrmap_free(&u->clean);
     mim_vec_free(&u->fvs);
     mim_vec_free(&u->refs);
     free(u);
@@ -302,6 +318,7 @@ static void add_fv(Conv *cv, Unit *u, MimDef *d) {
 }
 
 static void walk(Conv *cv, Unit *u, MimDef *d, enum Pos pos, MimPtrMap *dep_memo);
+static bool unboxed(Conv *cv, Unit *u);
 
 /* Is lam a lambda of a dependent function type (a later parameter's type
  * mentions an earlier parameter; add_mem leaves them alone too)? Those are
@@ -338,6 +355,7 @@ static void walk_lam(Conv *cv, Unit *u, MimDef *lam, enum Pos pos, MimPtrMap *de
     }
     if (mim_ptrmap_has(&u->owned, lam)) return;
     mim_ptrmap_put(&u->owned, lam, lam);
+    mim_vec_push(&u->blocks, lam);
     walk(cv, u, mim_lam_filter(lam), VALUE, dep_memo);
     walk(cv, u, mim_lam_body(lam), VALUE, dep_memo);
 }
@@ -407,6 +425,7 @@ static void find_units(Conv *cv) {
         Unit *u = cv->unit_list.data[i];
         MimPtrMap dep_memo = {0};
         mim_ptrmap_put(&u->owned, u->lam, u->lam);
+        mim_vec_push(&u->blocks, u->lam);
         walk(cv, u, mim_lam_filter(u->lam), VALUE, &dep_memo);
         walk(cv, u, mim_lam_body(u->lam), VALUE, &dep_memo);
         mim_ptrmap_free(&dep_memo);
@@ -427,9 +446,220 @@ static void find_units(Conv *cv) {
     }
 }
 
+/* ---- escape analysis (clos.md §5.4) ---------------------------------------------------- */
+
+/* Which closures may outlive the function that builds them? A whole-program
+ * analysis on the program before conversion: a fact esc(x) for values x
+ * (lambdas, parameters, anything holding them), with implications
+ * esc(a) ⇒ esc(b), solved by propagation from the uses that surely leak:
+ * an argument of an axiom (store, C-side operations), of a C function, of
+ * a call through a closure (its code is unknown; this includes returning a
+ * value: the return continuation is such a callee) or of a lambda of a
+ * dependent type. Passing x to parameter i of a known lambda K gives
+ * esc(K's parameter i) ⇒ esc(x); capturing x in a unit gives
+ * esc(unit) ⇒ esc(x); a value built from x (a tuple, a cast, …) that
+ * escapes makes x escape. Calling a closure does not leak it.
+ *
+ * A closure that does not escape is only called, passed to parameters that
+ * do not escape, or captured by closures that do not escape, so it is dead
+ * when its creator returns (the back end emits no `tail` calls, so the
+ * creator's frame outlives its callees). */
+
+typedef struct EscEdge {
+    MimDef *to;
+    size_t next; /* index + 1 of the next edge from the same value, 0: none */
+} EscEdge;
+
+typedef struct Esc {
+    Conv *cv;
+    MimPtrMap head;         /* value -> index + 1 of its first edge */
+    MIM_VEC(EscEdge) edges;
+    DefVec work;            /* escaping values whose edges are still to follow */
+    DefVec lams;            /* lambdas to walk */
+    MimPtrMap seen;         /* walked nodes and lambdas */
+} Esc;
+
+static void esc_mark(Esc *e, MimDef *d) {
+    MimWorld *w = e->cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || is_type_level(w, d)) return;
+    if (mim_ptrmap_has(&e->cv->escaping, d)) return;
+    mim_ptrmap_put(&e->cv->escaping, d, d);
+    mim_vec_push(&e->work, d);
+    if (mim_def_is_mut(d) || mim_def_node(d) == MIM_VAR) return; /* a var's operand is its binder */
+    uint64_t idx;
+    MimDef *tup = mim_def_node(d) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(d, 0)) : NULL;
+    if (tup && mim_def_node(tup) == MIM_VAR && mim_def_lit(mim_def_op(d, 1), &idx))
+        return; /* one parameter: not the others */
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) esc_mark(e, mim_def_op(d, i));
+}
+
+/* esc(from) ⇒ esc(to) */
+static void esc_edge(Esc *e, MimDef *from, MimDef *to) {
+    EscEdge edge = {.to = to, .next = (size_t)(uintptr_t)mim_ptrmap_get(&e->head, from)};
+    mim_vec_push(&e->edges, edge);
+    mim_ptrmap_put(&e->head, from, (void *)(uintptr_t)e->edges.len);
+}
+
+/* arg is passed to the known lambda K: each component flows into the
+ * corresponding parameter (and into K's whole variable). */
+static void esc_flow(Esc *e, MimDef *K, MimDef *arg) {
+    MimWorld *w = e->cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(K)));
+    MimDef *v = mim_var(w, K);
+    bool split = n > 1 && mim_def_node(arg) == MIM_TUPLE && mim_def_num_ops(arg) == n;
+    for (uint64_t i = 0; i < n; i++) {
+        MimDef *x = split ? mim_def_op(arg, i) : arg;
+        if (n > 1) esc_edge(e, mim_var_proj(w, K, n, i), x);
+        if (split || i == 0) esc_edge(e, v, x);
+    }
+}
+
+static bool esc_known(Conv *cv, MimDef *K) {
+    return mim_def_is_mut(K) && is_body_lam(K) && !is_dependent(cv, K);
+}
+
+static void esc_app(Esc *e, MimDef *d) {
+    Conv *cv = e->cv;
+    MimWorld *w = cv->w;
+    MimDef *callee = mim_resolve(w, mim_app_callee(d)), *arg = mim_resolve(w, mim_app_arg(d));
+    if (mim_app_axiom(d) || !cn_type(cv, mim_def_type(callee))) {
+        esc_mark(e, arg);
+        return;
+    }
+    if (mim_def_is_mut(callee)) {
+        if (esc_known(cv, callee)) esc_flow(e, callee, arg);
+        else esc_mark(e, arg); /* a C function, an import, a dependent lambda */
+        return;
+    }
+    MimDef *tup = mim_def_node(callee) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(callee, 0)) : NULL;
+    if (tup && mim_def_node(tup) == MIM_TUPLE) { /* a branch */
+        for (size_t i = 0; i < mim_def_num_ops(tup); i++) {
+            MimDef *K = mim_resolve(w, mim_def_op(tup, i));
+            if (esc_known(cv, K)) esc_flow(e, K, arg);
+            else esc_mark(e, arg);
+        }
+        return;
+    }
+    esc_mark(e, arg); /* a call through a closure */
+}
+
+static void esc_walk(Esc *e, MimDef *d) {
+    MimWorld *w = e->cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || mim_ptrmap_has(&e->seen, d)) return;
+    mim_ptrmap_put(&e->seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (is_body_lam(d)) mim_vec_push(&e->lams, d);
+        return;
+    }
+    if (is_type_level(w, d)) return;
+    if (mim_def_node(d) == MIM_APP) esc_app(e, d);
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) esc_walk(e, mim_def_op(d, i));
+}
+
+/* Fill cv->escaping with every value that may escape. */
+static void find_escaping(Conv *cv) {
+    Esc e = {.cv = cv};
+    for (size_t i = 0, n = mim_world_num_externals(cv->w); i < n; i++) esc_walk(&e, mim_world_external(cv->w, i));
+    while (e.lams.len) {
+        MimDef *lam = mim_vec_pop(&e.lams);
+        esc_walk(&e, mim_lam_filter(lam));
+        esc_walk(&e, mim_lam_body(lam));
+    }
+    for (size_t i = 0; i < cv->unit_list.len; i++) {
+        Unit *u = cv->unit_list.data[i];
+        for (size_t j = 0; j < u->fvs.len; j++) esc_edge(&e, u->lam, u->fvs.data[j]);
+    }
+    while (e.work.len) {
+        MimDef *d = mim_vec_pop(&e.work);
+        for (size_t k = (size_t)(uintptr_t)mim_ptrmap_get(&e.head, d); k; k = e.edges.data[k - 1].next)
+            esc_mark(&e, e.edges.data[k - 1].to);
+    }
+    mim_ptrmap_free(&e.head);
+    mim_ptrmap_free(&e.seen);
+    mim_vec_free(&e.edges);
+    mim_vec_free(&e.work);
+    mim_vec_free(&e.lams);
+}
+
+/* Is lam (the unit's lambda or one of its blocks) on a cycle of the unit's
+ * blocks, i.e. may it run more than once per call of the unit? A slot
+ * there would be a new alloca at every iteration. Memoized in u->loops. */
+static void block_succs(Conv *cv, Unit *u, MimDef *d, DefVec *out, MimPtrMap *seen) {
+    d = d ? mim_resolve(cv->w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & MIM_DEP_MUT) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (mim_ptrmap_has(&u->owned, d)) mim_vec_push(out, d);
+        return;
+    }
+    if (mim_def_node(d) == MIM_VAR) return; /* its operand is the binder, not a jump */
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) block_succs(cv, u, mim_def_op(d, i), out, seen);
+}
+
+static bool in_loop(Conv *cv, Unit *u, MimDef *lam) {
+    void *memo = mim_ptrmap_get(&u->loops, lam);
+    if (memo) return memo == (void *)2;
+    DefVec stack = {0};
+    MimPtrMap seen = {0}, visited = {0};
+    block_succs(cv, u, mim_lam_body(lam), &stack, &seen);
+    bool cyc = false;
+    while (stack.len && !cyc) {
+        MimDef *b = mim_vec_pop(&stack);
+        if (b == lam) cyc = true;
+        if (cyc || mim_ptrmap_has(&visited, b)) continue;
+        mim_ptrmap_put(&visited, b, b);
+        mim_ptrmap_clear(&seen);
+        block_succs(cv, u, mim_lam_body(b), &stack, &seen);
+    }
+    mim_vec_free(&stack);
+    mim_ptrmap_free(&seen);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_put(&u->loops, lam, cyc ? (void *)2 : (void *)1);
+    return cyc;
+}
+
+/* Collect into u the closures built in d (not entering lambdas) whose
+ * environments can go on u's list: see plan_lists. */
+static void scan_listed(Conv *cv, Unit *u, MimDef *d, MimPtrMap *seen) {
+    d = d ? mim_resolve(cv->w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & MIM_DEP_MUT) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        Unit *r = mim_ptrmap_get(&cv->units, d);
+        if (r && r != u && r->fvs.len && !mim_ptrmap_has(&cv->escaping, d) && !unboxed(cv, r)) {
+            r->linked = true;
+            u->list = true;
+        }
+        return;
+    }
+    if (mim_def_node(d) == MIM_VAR) return;
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) scan_listed(cv, u, mim_def_op(d, i), seen);
+}
+
+/* Environments of closures that do not escape but are built in a loop
+ * cannot go into slots; they are malloc'd and put on a list of the
+ * returning function that builds them (a slot holding the head, a link
+ * field first in each such environment), which the function frees when
+ * it returns: the closures are dead by then. Marks those units `linked`
+ * and the functions `list`. Runs before any environment type is built. */
+static void plan_lists(Conv *cv) {
+    for (size_t i = 0; i < cv->unit_list.len; i++) {
+        Unit *u = cv->unit_list.data[i];
+        if (!is_returning(cv, cn_type(cv, mim_def_type(u->lam))) || mim_ptrmap_has(&cv->sjlj, u->lam)) continue;
+        MimPtrMap seen = {0};
+        for (size_t j = 0; j < u->blocks.len; j++)
+            if (in_loop(cv, u, u->blocks.data[j])) scan_listed(cv, u, mim_lam_body(u->blocks.data[j]), &seen);
+        mim_ptrmap_free(&seen);
+    }
+}
+
 /* ---- building the converted program ------------------------------------------------- */
 
 static MimDef *rewrite(Ctx *c, MimDef *d, enum Pos pos);
+static MimDef *free_envs(Conv *cv);
+static bool holds_closures(Conv *cv, Unit *u, MimDef *block);
 
 static MimDef *annex(Conv *cv, uint64_t id) {
     MimDef *a = mim_annex(cv->w, id);
@@ -465,10 +695,13 @@ static MimDef *schedule(Conv *cv, MimDef *lam, Unit *u) {
 /* The converted environment type of a unit (built once). */
 static MimDef *env_type(Conv *cv, Unit *u) {
     if (u->env_type || !u->fvs.len) return u->env_type;
-    MimDef **ops = mim_xcalloc(u->fvs.len, sizeof *ops);
+    size_t l = u->linked, n = u->fvs.len + l;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
     bool ok = true;
-    for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (ops[i] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
-    u->env_type = ok ? (u->fvs.len == 1 ? ops[0] : mim_sigma(cv->w, ops, u->fvs.len)) : NULL;
+    if (l) ops[0] = cv->env_ptr;
+    for (size_t i = 0; i < u->fvs.len && ok; i++)
+        ok = (ops[i + l] = conv_type(cv, mim_def_type(u->fvs.data[i]))) != NULL;
+    u->env_type = ok ? (n == 1 ? ops[0] : mim_sigma(cv->w, ops, n)) : NULL;
     free(ops);
     return u->env_type;
 }
@@ -476,7 +709,7 @@ static MimDef *env_type(Conv *cv, Unit *u) {
 /* A single free definition that is an integer or a pointer is stored in the
  * environment pointer itself (clos.md §5.6, "unboxed"). */
 static bool unboxed(Conv *cv, Unit *u) {
-    MimDef *T = u->fvs.len == 1 ? env_type(cv, u) : NULL;
+    MimDef *T = u->fvs.len == 1 && !u->linked ? conv_type(cv, mim_def_type(u->fvs.data[0])) : NULL;
     T = T ? mim_resolve(cv->w, T) : NULL;
     if (!T) return false;
     if (mim_match(T, MIM_mem_Ptr)) return true;
@@ -502,6 +735,54 @@ static MimDef *code_of(Conv *cv, Unit *u) {
     return schedule(cv, u->code, u);
 }
 
+/* A null environment pointer (0 cast; ⊥ would be undef). */
+static MimDef *null_env(Conv *cv) {
+    return bitcast(cv, cv->env_ptr, mim_lit_int(cv->w, 64, 0));
+}
+
+/* Where the environment of lam's closure built in c goes: */
+enum Place {
+    SLOT,   /* a stack slot: the closure does not escape and is built at most once per call */
+    LISTED, /* the heap, on the list of the function, freed when it returns: does
+               not escape, built in a loop of a function keeping a list */
+    HEAP    /* the heap, never freed */
+};
+
+static enum Place place_of(Ctx *c, Unit *u) {
+    if (mim_ptrmap_has(&c->cv->escaping, u->lam) || !c->cur_old) return HEAP;
+    if (!in_loop(c->cv, c->u, c->cur_old)) return SLOT;
+    return c->head && u->linked ? LISTED : HEAP;
+}
+
+/* Memory for the environment (of type ET) placed at `place`. */
+static MimDef *alloc_env(Ctx *c, enum Place place, MimDef *ET) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
+    if (place == SLOT) {
+        MimDef *slot = mim_app(w, annex(cv, MIM_mem_slot), targs);
+        MimDef *id = mim_lit_nat(w, cv->num_slots++);
+        MimDef *slot_arg = mim_pair(w, c->cur_mem, id);
+        return mim_app(w, slot, slot_arg);
+    }
+    MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
+    return mim_app(w, alloc, c->cur_mem);
+}
+
+/* mem' = %mem.store (mem, p, v) */
+static MimDef *store(Conv *cv, MimDef *mem, MimDef *p, MimDef *v) {
+    MimDef *st_ops[3] = {mem, p, v};
+    MimDef *st_arg = mim_tuple(cv->w, st_ops, 3);
+    return mim_iapp(cv->w, annex(cv, MIM_mem_store), st_arg);
+}
+
+/* %mem.load (mem, p): [mem', value] */
+static MimDef *load(Conv *cv, MimDef *mem, MimDef *p) {
+    MimDef *ld_ops[2] = {mem, p};
+    MimDef *ld_arg = mim_tuple(cv->w, ld_ops, 2);
+    return mim_iapp(cv->w, annex(cv, MIM_mem_load), ld_arg);
+}
+
 /* The closure of lam built in c (its environment threaded into c's memory). */
 static MimDef *make_closure(Ctx *c, MimDef *lam) {
     Conv *cv = c->cv;
@@ -524,21 +805,26 @@ static MimDef *make_closure(Ctx *c, MimDef *lam) {
             fail(cv, lam, "cannot place the environment of this closure (no memory at its use)");
             return NULL;
         }
-        MimDef **vals = mim_xcalloc(u->fvs.len, sizeof *vals);
+        enum Place place = place_of(c, u);
+        size_t l = u->linked, ne = u->fvs.len + l;
+        MimDef **vals = mim_xcalloc(ne, sizeof *vals);
         bool ok = true;
-        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
+        if (place == LISTED) { /* link to the current head of the list */
+            MimDef *ld = load(cv, c->cur_mem, c->head);
+            c->cur_mem = mim_proj(w, ld, 2, 0);
+            vals[0] = mim_proj(w, ld, 2, 1);
+        } else if (l) {
+            vals[0] = null_env(cv);
+        }
+        for (size_t i = 0; i < u->fvs.len && ok; i++) ok = (vals[i + l] = rewrite(c, u->fvs.data[i], VALUE)) != NULL;
         MimDef *ET = env_type(cv, u);
-        MimDef *tup = ok && ET ? (u->fvs.len == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, u->fvs.len)) : NULL;
+        MimDef *tup = ok && ET ? (ne == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, ne)) : NULL;
         free(vals);
         if (!tup) return NULL;
-        MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
-        MimDef *alloc = mim_app(w, annex(cv, MIM_mem_alloc), targs);
-        MimDef *res = mim_app(w, alloc, c->cur_mem);
-        MimDef *m1 = mim_proj(w, res, 2, 0);
+        MimDef *res = alloc_env(c, place, ET);
         MimDef *p = mim_proj(w, res, 2, 1);
-        MimDef *st_ops[3] = {m1, p, tup};
-        MimDef *st_arg = mim_tuple(w, st_ops, 3);
-        MimDef *m2 = mim_iapp(w, annex(cv, MIM_mem_store), st_arg);
+        MimDef *m2 = store(cv, mim_proj(w, res, 2, 0), p, tup);
+        if (m2 && place == LISTED) m2 = store(cv, m2, c->head, bitcast(cv, cv->env_ptr, p));
         if (!m2) return NULL;
         c->cur_mem = m2;
         env = bitcast(cv, cv->env_ptr, p);
@@ -599,16 +885,18 @@ static void name_params(Conv *cv, MimDef *old, MimDef *nl, bool env) {
 /* Rebuild filter and body of old into nl within c (a fresh memo per body). */
 static bool fill(Ctx *c, MimDef *old, MimDef *nl) {
     MimPtrMap memo = {0}, *saved = c->memo;
-    MimDef *saved_mem = c->cur_mem;
+    MimDef *saved_mem = c->cur_mem, *saved_old = c->cur_old;
     MimLoc saved_loc = mim_world_loc(c->cv->w);
     mim_world_set_loc(c->cv->w, mim_def_loc(old)); /* errors of constructions: at the lambda */
     c->memo = &memo;
     c->cur_mem = NULL;
+    c->cur_old = old;
     MimDef *filter = rewrite(c, mim_lam_filter(old), VALUE);
     MimDef *body = filter ? rewrite(c, mim_lam_body(old), VALUE) : NULL;
     mim_ptrmap_free(&memo);
     c->memo = saved;
     c->cur_mem = saved_mem;
+    c->cur_old = saved_old;
     mim_world_set_loc(c->cv->w, saved_loc);
     return body && mim_lam_set(c->cv->w, nl, filter, body);
 }
@@ -691,6 +979,109 @@ static bool mem_tuple(Conv *cv, MimDef *arg) {
            mim_resolve(cv->w, mim_def_type(mim_def_op(arg, 0))) == cv->M;
 }
 
+/* The number of components of x if its type is [%mem.M, …], else 0. */
+static uint64_t mem_first(Conv *cv, MimDef *x) {
+    MimDef *T = mim_resolve(cv->w, mim_def_type(x));
+    uint64_t n = T && mim_def_node(T) == MIM_SIGMA ? mim_def_num_ops(T) : 0;
+    return n >= 2 && mim_resolve(cv->w, mim_def_op(T, 0)) == cv->M ? n : 0;
+}
+
+/* The tuple t (memory first) with its memory replaced by m. */
+static MimDef *with_mem(MimWorld *w, MimDef *t, MimDef *m) {
+    bool tup = mim_def_node(t) == MIM_TUPLE;
+    size_t n = tup ? mim_def_num_ops(t) : mim_def_num_ops(mim_resolve(w, mim_def_type(t)));
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; i++) ops[i] = tup ? mim_def_op(t, i) : mim_proj(w, t, n, i);
+    ops[0] = m;
+    MimDef *res = mim_tuple(w, ops, n);
+    free(ops);
+    return res;
+}
+
+/* The call of the rewritten callee ncallee with narg: through its code if
+ * it is a closure, code (m, env, args…[, ⊥ dummy return]). */
+static MimDef *call_of(Ctx *c, MimDef *pi, MimDef *ncallee, MimDef *narg) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
+    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
+    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
+    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
+    size_t k = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
+        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
+    }
+    if (!is_returning(cv, pi)) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
+    MimDef *nargs = mim_tuple(w, ops, k);
+    free(ops);
+    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+}
+
+/* Does the branch target b become a closure built at the call (a nested
+ * function with free definitions)? */
+static bool builds_closure(Ctx *c, MimDef *b) {
+    Conv *cv = c->cv;
+    b = mim_resolve(cv->w, b);
+    if (!is_body_lam(b) || !is_returning(cv, cn_type(cv, mim_def_type(b)))) return false;
+    Unit *u = mim_ptrmap_get(&cv->units, b);
+    return u && u->fvs.len && !(c->self && b == c->u->lam);
+}
+
+/* branch_clos (clos.md §5.3): `(c₀, c₁)#i (m, args)` where some cᵢ is a
+ * closure built here becomes `(b₀, b₁)#i m'` with blocks bⱼ = λ m. cⱼ (m,
+ * args): each block builds only its own closure. The arguments narg are
+ * rewritten already (memory cmem); NULL if nothing is to be done. */
+static MimDef *branch_clos(Ctx *c, MimDef *pi, MimDef *callee, MimDef *narg, MimDef *cmem) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
+    size_t n = mim_def_num_ops(branches);
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= builds_closure(c, mim_def_op(branches, i));
+    if (!any || !cmem) return NULL;
+    MimDef **blocks = mim_xcalloc(n, sizeof *blocks);
+    MimDef *saved = c->cur_mem, *res = NULL;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *b = blocks[i] = mim_mut_lam(w, mim_cn(w, cv->M));
+        ok = b != NULL;
+        if (!ok) break;
+        mim_def_set_name(b, mim_world_sym(w, "branch"));
+        c->cur_mem = mim_var(w, b);
+        MimDef *nc = rewrite(c, mim_def_op(branches, i), CALLEE);
+        MimDef *call = nc ? call_of(c, pi, nc, with_mem(w, narg, c->cur_mem)) : NULL;
+        ok = call && mim_lam_set(w, b, mim_lit_bool(w, false), call);
+    }
+    c->cur_mem = saved;
+    MimDef *idx = ok ? rewrite(c, mim_def_op(callee, 1), VALUE) : NULL;
+    MimDef *tup = idx ? mim_tuple(w, blocks, n) : NULL;
+    MimDef *sel = tup ? mim_extract(w, tup, idx) : NULL;
+    res = sel ? mim_app(w, sel, cmem) : NULL;
+    free(blocks);
+    if (!res) cv->failed = true;
+    return res;
+}
+
+/* The jump block (narg) to a loop block that holds no closure: first free
+ * the function's list of environments and empty it. */
+static MimDef *free_then(Ctx *c, MimDef *block, MimDef *narg) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    MimDef *fe = free_envs(cv);
+    MimDef *k = mim_mut_lam(w, mim_cn(w, cv->M));
+    if (!fe || !k) return NULL;
+    mim_def_set_name(k, mim_world_sym(w, "freed"));
+    MimDef *m3 = store(cv, mim_var(w, k), c->head, null_env(cv));
+    MimDef *jump = m3 ? mim_app(w, block, with_mem(w, narg, m3)) : NULL;
+    if (!jump || !mim_lam_set(w, k, mim_lit_bool(w, false), jump)) return NULL;
+    MimDef *m0 = mim_def_node(narg) == MIM_TUPLE ? mim_def_op(narg, 0) : mim_proj(w, narg, mem_first(cv, narg), 0);
+    MimDef *ld = load(cv, m0, c->head);
+    MimDef *fe_ops[3] = {mim_proj(w, ld, 2, 0), mim_proj(w, ld, 2, 1), k};
+    MimDef *fe_arg = mim_tuple(w, fe_ops, 3);
+    return mim_app(w, fe, fe_arg);
+}
+
 static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     Conv *cv = c->cv;
     MimWorld *w = cv->w;
@@ -698,8 +1089,26 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     MimDef *pi = mim_app_axiom(d) ? NULL : cn_type(cv, mim_def_type(callee));
     MimDef *mem = NULL, *ncallee, *narg;
     bool ret = pi && is_returning(cv, pi);
-    if (pi && mim_def_node(callee) == MIM_EXTRACT &&
-        mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE) {
+    /* the arguments first: a callee that is a closure built here (a unit
+     * with an environment called directly) threads its environment into
+     * the memory the arguments leave */
+    bool margs = mem_tuple(cv, arg);
+    narg = margs ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
+    if (!narg) return NULL;
+    uint64_t an = pi && !margs ? mem_first(cv, narg) : 0;
+    if (an) { /* e.g. a lambda's whole variable passed on: its memory component */
+        margs = true;
+        mem = mim_proj(w, narg, an, 0);
+    }
+    bool branch = pi && mim_def_node(callee) == MIM_EXTRACT &&
+                  mim_def_node(mim_resolve(w, mim_def_op(callee, 0))) == MIM_TUPLE;
+    if (branch && margs) {
+        MimDef *res = branch_clos(c, pi, callee, narg, mem);
+        if (res || cv->failed) return res;
+    }
+    MimDef *saved_mem = c->cur_mem;
+    if (margs) c->cur_mem = mem;
+    if (branch) {
         MimDef *branches = mim_resolve(w, mim_def_op(callee, 0));
         size_t n = mim_def_num_ops(branches);
         MimDef **ops = mim_xcalloc(n, sizeof *ops);
@@ -712,24 +1121,17 @@ static MimDef *rewrite_app(Ctx *c, MimDef *d) {
     } else {
         ncallee = rewrite(c, callee, pi ? CALLEE : VALUE);
     }
+    MimDef *cmem = c->cur_mem;
+    c->cur_mem = saved_mem;
     if (!ncallee) return NULL;
-    narg = mem_tuple(cv, arg) ? rewrite_mem_args(c, arg, ret, &mem) : rewrite(c, arg, VALUE);
-    if (!narg) return NULL;
-    MimDef *CT = mim_resolve(w, mim_def_type(ncallee));
-    if (!pi || !clos_is_clos_type(CT, cv->env_ptr)) return mim_app(w, ncallee, narg);
-
-    /* a closure call: code (m, env, args…[, ⊥ dummy return]) */
-    uint64_t n = clos_num_comps(w, mim_pi_dom(pi));
-    MimDef **ops = mim_xcalloc(n + 2, sizeof *ops);
-    size_t k = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        ops[k++] = n == 1 ? narg : mim_proj(w, narg, n, i);
-        if (i == 0) ops[k++] = mim_proj(w, ncallee, 2, 1);
-    }
-    if (!ret) ops[k++] = mim_bot(w, mim_cn(w, cv->M));
-    MimDef *nargs = mim_tuple(w, ops, k);
-    free(ops);
-    return mim_app(w, mim_proj(w, ncallee, 2, 0), nargs);
+    if (margs && cmem != mem) narg = with_mem(w, narg, cmem);
+    /* a jump from a loop to a loop block that holds no closure (outside
+     * loops, nothing was put on the list since the last such jump) */
+    if (narg && margs && c->head && mim_def_is_mut(callee) && mim_ptrmap_has(&c->u->owned, callee) &&
+        c->cur_old && in_loop(cv, c->u, c->cur_old) && in_loop(cv, c->u, callee) &&
+        !holds_closures(cv, c->u, callee))
+        return free_then(c, ncallee, narg);
+    return narg ? call_of(c, pi, ncallee, narg) : NULL;
 }
 
 /* A closed node with the types inside converted (e.g. `%mem.store (F, 0)`). */
@@ -822,6 +1224,182 @@ static MimDef *thrower_code(Conv *cv, MimDef *rpi, MimDef *slot_t) {
     return body && mim_lam_set(w, thr, mim_lit_bool(w, false), body) ? thr : NULL;
 }
 
+/* Does the type T contain a continuation type (a closure after conversion)? */
+static bool has_cn(Conv *cv, MimDef *T) {
+    T = T ? mim_resolve(cv->w, T) : NULL;
+    if (!T) return false;
+    if (cn_type(cv, T)) return true;
+    if (mim_def_node(T) == MIM_SIGMA)
+        for (size_t i = 0; i < mim_def_num_ops(T); i++)
+            if (has_cn(cv, mim_def_op(T, i))) return true;
+    if (mim_def_node(T) == MIM_ARR) return has_cn(cv, mim_def_op(T, 1));
+    return false;
+}
+
+/* Collect the blocks of u that d refers to (succs) and the blocks whose
+ * parameters of closure type d uses (binders), not entering lambdas. */
+static void block_uses(Conv *cv, Unit *u, MimDef *d, DefVec *succs, DefVec *binders, MimPtrMap *seen) {
+    MimWorld *w = cv->w;
+    d = d ? mim_resolve(w, d) : NULL;
+    if (!d || !(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT)) || mim_ptrmap_has(seen, d)) return;
+    mim_ptrmap_put(seen, d, d);
+    if (mim_def_is_mut(d)) {
+        if (d != u->lam && mim_ptrmap_has(&u->owned, d)) mim_vec_push(succs, d);
+        return;
+    }
+    if (is_type_level(w, d)) return;
+    MimDef *tup = mim_def_node(d) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(d, 0)) : NULL;
+    uint64_t idx;
+    bool param = tup && mim_def_node(tup) == MIM_VAR && mim_def_lit(mim_def_op(d, 1), &idx);
+    MimDef *v = param ? tup : mim_def_node(d) == MIM_VAR ? d : NULL;
+    if (v) {
+        MimDef *b = mim_def_op(v, 0);
+        if (b != u->lam && mim_ptrmap_has(&u->owned, b) && has_cn(cv, mim_def_type(d))) mim_vec_push(binders, b);
+        return;
+    }
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) block_uses(cv, u, mim_def_op(d, i), succs, binders, seen);
+}
+
+/* Is `target` reachable from `from` through u's blocks without entering
+ * `avoid`? */
+static bool reaches(Conv *cv, Unit *u, MimDef *from, MimDef *target, MimDef *avoid) {
+    DefVec stack = {0}, succs = {0}, binders = {0};
+    MimPtrMap visited = {0}, seen = {0};
+    mim_vec_push(&stack, from);
+    bool found = false;
+    while (stack.len && !found) {
+        MimDef *b = mim_vec_pop(&stack);
+        if (b == avoid || mim_ptrmap_has(&visited, b)) continue;
+        found = b == target;
+        mim_ptrmap_put(&visited, b, b);
+        mim_ptrmap_clear(&seen);
+        succs.len = 0;
+        block_uses(cv, u, mim_lam_filter(b), &succs, &binders, &seen);
+        block_uses(cv, u, mim_lam_body(b), &succs, &binders, &seen);
+        for (size_t i = 0; i < succs.len; i++) mim_vec_push(&stack, succs.data[i]);
+    }
+    mim_vec_free(&stack);
+    mim_vec_free(&succs);
+    mim_vec_free(&binders);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_free(&seen);
+    return found;
+}
+
+/* May a closure built by u's function be live when it jumps to `block`?
+ * Only values of closure type carry closures (a closure that does not
+ * escape is never stored): the jump's arguments (block's parameters) and
+ * the parameters of u's blocks that are free in block — used in a block X
+ * reachable from it on a path that does not pass through their own block
+ * (which would bind them anew). Parameters of u's function itself come
+ * from its caller and are never on its list. Memoized in u->clean. */
+static bool holds_closures(Conv *cv, Unit *u, MimDef *block) {
+    void *memo = mim_ptrmap_get(&u->clean, block);
+    if (memo) return memo == (void *)1;
+    bool res = has_cn(cv, mim_def_type(mim_var(cv->w, block)));
+    DefVec stack = {0}, succs = {0}, binders = {0};
+    MimPtrMap visited = {0}, seen = {0};
+    mim_vec_push(&stack, block);
+    while (stack.len && !res) {
+        MimDef *x = mim_vec_pop(&stack);
+        if (mim_ptrmap_has(&visited, x)) continue;
+        mim_ptrmap_put(&visited, x, x);
+        mim_ptrmap_clear(&seen);
+        succs.len = binders.len = 0;
+        block_uses(cv, u, mim_lam_filter(x), &succs, &binders, &seen);
+        block_uses(cv, u, mim_lam_body(x), &succs, &binders, &seen);
+        for (size_t i = 0; i < succs.len; i++) mim_vec_push(&stack, succs.data[i]);
+        for (size_t i = 0; i < binders.len && !res; i++)
+            res = binders.data[i] != x && (binders.data[i] == block || reaches(cv, u, block, x, binders.data[i]));
+    }
+    mim_vec_free(&stack);
+    mim_vec_free(&succs);
+    mim_vec_free(&binders);
+    mim_ptrmap_free(&visited);
+    mim_ptrmap_free(&seen);
+    mim_ptrmap_put(&u->clean, block, res ? (void *)1 : (void *)2);
+    return res;
+}
+
+/* free_envs (m, p, k): frees the list of environments starting at p (each
+ * starts with the link to the next one, null at the end), then k m. Built
+ * once per program. */
+static MimDef *free_envs(Conv *cv) {
+    MimWorld *w = cv->w;
+    if (cv->free_envs) return cv->free_envs;
+    MimDef *k_t = mim_cn(w, cv->M);
+    MimDef *dom_ops[3] = {cv->M, cv->env_ptr, k_t};
+    MimDef *f = mim_mut_lam(w, mim_cn(w, mim_sigma(w, dom_ops, 3)));
+    MimDef *done = mim_mut_lam(w, k_t), *more = mim_mut_lam(w, k_t);
+    if (!f || !done || !more) return NULL;
+    mim_def_set_name(f, mim_world_sym(w, "free_envs"));
+    mim_def_set_name(done, mim_world_sym(w, "done"));
+    mim_def_set_name(more, mim_world_sym(w, "more"));
+    MimDef *p = mim_var_proj(w, f, 3, 1), *k = mim_var_proj(w, f, 3, 2);
+    MimDef *done_body = mim_app(w, k, mim_var(w, done));
+    MimDef *ld = load(cv, mim_var(w, more), bitcast(cv, ptr_to(cv, cv->env_ptr), p));
+    MimDef *free_ops[2] = {mim_proj(w, ld, 2, 0), p};
+    MimDef *free_arg = mim_tuple(w, free_ops, 2);
+    MimDef *m1 = mim_iapp(w, annex(cv, MIM_mem_free), free_arg);
+    MimDef *rec_ops[3] = {m1, mim_proj(w, ld, 2, 1), k};
+    MimDef *rec_arg = mim_tuple(w, rec_ops, 3);
+    MimDef *more_body = mim_app(w, f, rec_arg);
+    MimDef *zero = mim_lit_int(w, 64, 0);
+    MimDef *pi = bitcast(cv, mim_type_int(w, 64), p);
+    MimDef *cmp_arg = mim_pair(w, pi, zero);
+    MimDef *is_null = mim_iapp(w, annex(cv, MIM_core_icmp_e), cmp_arg);
+    MimDef *br_ops[2] = {more, done};
+    MimDef *br = mim_tuple(w, br_ops, 2);
+    MimDef *sel = is_null ? mim_extract(w, br, is_null) : NULL;
+    MimDef *body = sel ? mim_app(w, sel, mim_var_proj(w, f, 3, 0)) : NULL;
+    bool ok = done_body && mim_lam_set(w, done, mim_lit_bool(w, false), done_body) && more_body &&
+              mim_lam_set(w, more, mim_lit_bool(w, false), more_body) && body &&
+              mim_lam_set(w, f, mim_lit_bool(w, false), body);
+    if (!ok) return NULL;
+    return cv->free_envs = f;
+}
+
+/* Start the list of environments of the function nl (copy of old) at its
+ * memory m0: a slot holding the head (null), and old's return continuation
+ * replaced by a block that frees the list, then returns. Returns the memory
+ * after the slot is initialized. */
+static MimDef *start_list(Ctx *c, MimDef *old, MimDef *nl, MimDef *m0) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
+    uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
+    MimDef *targs = mim_pair(w, cv->env_ptr, mim_lit_nat(w, 0));
+    MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
+    MimDef *slot_arg = mim_pair(w, m0, mim_lit_nat(w, cv->num_slots++));
+    MimDef *slot = mim_app(w, slot_ax, slot_arg);
+    MimDef *hp = mim_proj(w, slot, 2, 1);
+    MimDef *m1 = store(cv, mim_proj(w, slot, 2, 0), hp, null_env(cv));
+    MimDef *ret_new = mim_var_proj(w, nl, nn, nn - 1);
+    MimDef *RT = mim_def_type(ret_new);
+    uint64_t rn = clos_num_comps(w, mim_pi_dom(RT));
+    MimDef *retk = mim_mut_lam(w, RT), *freed = mim_mut_lam(w, mim_cn(w, cv->M));
+    MimDef *fe = free_envs(cv);
+    if (!m1 || !retk || !freed || !fe) return NULL;
+    mim_def_set_name(retk, mim_world_sym(w, "free_return"));
+    mim_def_set_name(freed, mim_world_sym(w, "freed"));
+    MimDef **ops = mim_xcalloc(rn, sizeof *ops);
+    ops[0] = mim_var(w, freed);
+    for (uint64_t i = 1; i < rn; i++) ops[i] = mim_var_proj(w, retk, rn, i);
+    MimDef *rarg = rn == 1 ? ops[0] : mim_tuple(w, ops, rn);
+    free(ops);
+    MimDef *freed_body = mim_app(w, ret_new, rarg);
+    MimDef *ld = load(cv, rn == 1 ? mim_var(w, retk) : mim_var_proj(w, retk, rn, 0), hp);
+    MimDef *fe_ops[3] = {mim_proj(w, ld, 2, 0), mim_proj(w, ld, 2, 1), freed};
+    MimDef *fe_arg = mim_tuple(w, fe_ops, 3);
+    MimDef *retk_body = mim_app(w, fe, fe_arg);
+    if (!freed_body || !mim_lam_set(w, freed, mim_lit_bool(w, false), freed_body) || !retk_body ||
+        !mim_lam_set(w, retk, mim_lit_bool(w, false), retk_body))
+        return NULL;
+    c->head = hp;
+    mim_ptrmap_put(&c->subst, mim_var_proj(w, old, n, n - 1), retk);
+    return m1;
+}
+
 /* Fill nl (the copy of the function old, env at parameter 1 if `env`)
  * starting from memory `mem` (NULL: nl's memory parameter). If a closure
  * captures old's return continuation, nl first sets a jump buffer (in a
@@ -833,6 +1411,10 @@ static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
     uint64_t n = clos_num_comps(w, mim_pi_dom(mim_def_type(old)));
     uint64_t nn = clos_num_comps(w, mim_pi_dom(mim_def_type(nl)));
     if (!mim_ptrmap_has(&cv->sjlj, old)) {
+        if (c->u->list && c->u->lam == old) {
+            mem = start_list(c, old, nl, mem ? mem : mim_var_proj(w, nl, nn, 0));
+            if (!mem) return false;
+        }
         mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mem));
         return fill(c, old, nl);
     }
@@ -936,8 +1518,9 @@ static bool build_code(Conv *cv, Unit *u) {
         if (!ld) return false;
         mem = mim_proj(w, ld, 2, 0);
         MimDef *env = mim_proj(w, ld, 2, 1);
+        size_t l = u->linked, ne = u->fvs.len + l;
         for (size_t i = 0; i < u->fvs.len; i++) {
-            MimDef *v = u->fvs.len == 1 ? env : mim_proj(w, env, u->fvs.len, i);
+            MimDef *v = ne == 1 ? env : mim_proj(w, env, ne, i + l);
             if (mim_def_name(u->fvs.data[i])) mim_def_set_name(v, mim_def_name(u->fvs.data[i]));
             mim_ptrmap_put(&c.subst, u->fvs.data[i], v);
         }
@@ -971,6 +1554,10 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     if (!cv.failed && cv.dependent)
         fail(&cv, cv.dependent, "a function of a dependent type used as a value cannot be closure-converted");
     bool skip = !cv.needed; /* a first-order program stays as it is */
+    if (!cv.failed && !skip) {
+        find_escaping(&cv);
+        plan_lists(&cv);
+    }
     DefVec ext = {0}; /* the list of externals changes below */
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; i++) mim_vec_push(&ext, mim_world_external(w, i));
     for (size_t i = 0; i < ext.len && !cv.failed && !skip; i++) {
@@ -1009,6 +1596,7 @@ static bool conv_run(MimPhase *ph, MimWorld **wp) {
     mim_ptrmap_free(&cv.decl_code);
     mim_ptrmap_free(&cv.sjlj);
     mim_ptrmap_free(&cv.known);
+    mim_ptrmap_free(&cv.escaping);
     if (cv.failed && !mim_world_has_error(w))
         mim_diag_report(mim_world_diag(w), MIM_ERROR, mim_world_loc(w), "clos: closure conversion failed");
     return !cv.failed && !mim_world_has_error(w);

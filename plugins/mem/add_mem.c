@@ -20,7 +20,10 @@
  * whose domain already started with %mem.M) are kept, i.e. memory is threaded
  * in the order of the original data dependencies rather than substituted;
  * a lambda without a body (a C declaration) becomes a declaration of the
- * extended type; implicit or dependent function types are left alone. */
+ * extended type; implicit function types are left alone. A dependent domain
+ * (a mutable Σ whose later components mention earlier ones, e.g. `[n: Nat,
+ * Cn «n; I32»]`) becomes a new dependent Σ with %mem.M first and the old
+ * components, their references to the old Σ's variable shifted by one. */
 #include "mem_passes.h"
 #include "mem_util.h"
 #include "mim/plugin/mem.h"
@@ -44,12 +47,20 @@ typedef struct Body {
 static MimDef *ext_type(AddMem *am, MimDef *T);
 static MimDef *rewrite(AddMem *am, Body *b, MimDef *d);
 
+/* Components of a domain, a dependent (mutable) Σ included. */
+static uint64_t num_comps(AddMem *am, MimDef *dom) {
+    dom = dom ? mim_resolve(am->w, dom) : NULL;
+    if (dom && mim_def_node(dom) == MIM_SIGMA && mim_def_is_mut(dom)) return mim_def_num_ops(dom);
+    return mem_num_comps(am->w, dom);
+}
+
 static bool starts_with_M(AddMem *am, MimDef *dom) {
-    uint64_t n = mem_num_comps(am->w, dom);
+    uint64_t n = num_comps(am, dom);
     return n > 0 && mem_is_M(am->w, mem_comp_type(am->w, dom, n, 0));
 }
 
-/* An immutable, non-implicit Cn with an immutable domain, or NULL. */
+/* An immutable, non-implicit Cn whose domain is immutable or a dependent
+ * Σ, or NULL. */
 static MimDef *plain_cn(AddMem *am, MimDef *T) {
     MimWorld *w = am->w;
     T = T ? mim_resolve(w, T) : NULL;
@@ -57,7 +68,7 @@ static MimDef *plain_cn(AddMem *am, MimDef *T) {
     if (!T || mim_def_node(T) != MIM_PI || mim_def_is_mut(T) || mim_pi_is_implicit(T) || !mim_pi_is_cn(T))
         return NULL;
     MimDef *dom = mim_resolve(w, mim_pi_dom(T));
-    return dom && !mim_def_is_mut(dom) ? T : NULL;
+    return dom && (!mim_def_is_mut(dom) || mim_def_node(dom) == MIM_SIGMA) ? T : NULL;
 }
 
 static MimDef *tuple_or_single(MimWorld *w, MimDef *const *ops, size_t n, bool types) {
@@ -65,9 +76,38 @@ static MimDef *tuple_or_single(MimWorld *w, MimDef *const *ops, size_t n, bool t
     return types ? mim_sigma(w, ops, n) : mim_tuple(w, ops, n);
 }
 
+/* The extended form of a dependent domain S (a mutable Σ of n components):
+ * a new dependent Σ S' = [%mem.M, S#0', …] whose components refer to S'
+ * where the old ones referred to S (S#i becomes S'#(i+1)). */
+static MimDef *ext_dep_dom(AddMem *am, MimDef *S) {
+    MimWorld *w = am->w;
+    uint64_t n = mim_def_num_ops(S);
+    bool has_M = starts_with_M(am, S);
+    uint64_t nn = has_M ? n : n + 1;
+    MimDef *S2 = mim_mut_sigma(w, mim_def_type(S), nn);
+    if (!S2) return NULL;
+    /* component i mentions S#j for j < i only: the projections of S2 exist
+     * once its earlier components are set; the later ones stay S#j */
+    MimDef **vars = mim_xcalloc(n, sizeof *vars);
+    for (uint64_t i = 0; i < n; i++) vars[i] = n == 1 ? mim_var(w, S) : mim_var_proj(w, S, n, i);
+    bool ok = has_M || mim_mut_set(w, S2, 0, am->M) != NULL;
+    for (uint64_t i = 0; i < n && ok; i++) {
+        MimDef *repl = n == 1 ? vars[0] : mim_tuple(w, vars, n);
+        MimDef *op = repl ? mim_subst(w, mim_def_op(S, i), S, repl) : NULL;
+        MimDef *nop = op ? ext_type(am, op) : NULL;
+        uint64_t k = has_M ? i : i + 1;
+        ok = nop && mim_mut_set(w, S2, k, nop) != NULL;
+        if (ok) ok = (vars[i] = mim_var_proj(w, S2, nn, k)) != NULL;
+    }
+    free(vars);
+    return ok ? S2 : NULL;
+}
+
 /* The extended domain of a continuation: components extended, memory first. */
 static MimDef *ext_dom(AddMem *am, MimDef *dom) {
     MimWorld *w = am->w;
+    MimDef *S = mim_resolve(w, dom);
+    if (S && mim_def_is_mut(S)) return mim_def_node(S) == MIM_SIGMA ? ext_dep_dom(am, S) : NULL;
     uint64_t n = mem_num_comps(w, dom);
     bool has_M = starts_with_M(am, dom);
     MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
@@ -121,6 +161,34 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     return res;
 }
 
+/* A closed node with the types inside extended, e.g. the type argument of
+ * `%mem.store (Cn [I32, Cn I32], 0)` or `%mem.malloc (…)` (memoized). */
+static MimDef *ext_const(AddMem *am, MimDef *d) {
+    MimWorld *w = am->w;
+    MimDef *T = mim_resolve(w, mim_def_type(d));
+    MimNode k = mim_def_node(d);
+    if (!T || mim_def_node(T) == MIM_TYPE || mim_def_node(T) == MIM_UNIV || k == MIM_PI || k == MIM_SIGMA ||
+        k == MIM_ARR)
+        return ext_type(am, d);
+    size_t n = mim_def_num_ops(d);
+    if (!n || mim_def_is_mut(d) || k == MIM_AXIOM || k == MIM_LAM || k == MIM_LIT) return d;
+    MimDef *done = mim_ptrmap_get(&am->types, d);
+    if (done) return done;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool ok = true, changed = false;
+    for (size_t i = 0; i < n && ok; i++) {
+        MimDef *op = mim_def_op(d, i);
+        ok = (ops[i] = op ? ext_const(am, mim_resolve(w, op)) : NULL) != NULL;
+        changed |= ok && ops[i] != op;
+    }
+    MimDef *nT = ok ? ext_const(am, T) : NULL;
+    changed |= nT != T;
+    MimDef *res = !ok || !nT ? NULL : changed ? mim_rebuild(w, d, nT, ops) : d;
+    free(ops);
+    if (res) mim_ptrmap_put(&am->types, d, res);
+    return res;
+}
+
 /* arg (of old domain type with n components) with the memory put first. */
 static MimDef *prepend_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
     MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
@@ -154,7 +222,7 @@ static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
     MimDef *T = mim_def_type(callee), *pi = plain_cn(am, T);
     if (pi && !mim_app_axiom(d)) {
         MimDef *mem = b->mem ? b->mem : mim_bot(w, am->M);
-        uint64_t n = mem_num_comps(w, mim_pi_dom(pi));
+        uint64_t n = num_comps(am, mim_pi_dom(pi));
         MimDef *npi = plain_cn(am, mim_def_type(ncallee));
         if (starts_with_M(am, mim_pi_dom(pi))) narg = replace_mem(w, mem, narg, n);
         else if (npi && starts_with_M(am, mim_pi_dom(npi))) narg = prepend_mem(w, mem, narg, n);
@@ -176,7 +244,7 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
     d = d ? mim_resolve(w, d) : NULL;
     if (!d) return NULL;
     if (mim_def_is_mut(d)) return mim_def_node(d) == MIM_LAM ? rewrite_lam(am, d) : d;
-    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_type(am, d);
+    if (!(mim_def_dep(d) & (MIM_DEP_VAR | MIM_DEP_MUT))) return ext_const(am, d);
     MimDef *done = mim_ptrmap_get(&b->memo, d);
     if (done) return done;
     MimDef *res;
@@ -185,7 +253,8 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
         if (!res) res = d; /* a variable of a binder left alone */
     } else if (mim_def_node(d) == MIM_APP) {
         res = rewrite_app(am, b, d);
-    } else if (mim_def_node(d) == MIM_PI || mim_def_node(d) == MIM_SIGMA || mim_def_node(d) == MIM_ARR) {
+    } else if ((mim_def_node(d) == MIM_PI || mim_def_node(d) == MIM_SIGMA || mim_def_node(d) == MIM_ARR) &&
+               !(mim_def_dep(d) & MIM_DEP_VAR)) {
         res = ext_type(am, d);
     } else {
         size_t n = mim_def_num_ops(d);
@@ -195,6 +264,9 @@ static MimDef *rewrite(AddMem *am, Body *b, MimDef *d) {
         MimDef *type = ok ? rewrite(am, b, mim_def_type(d)) : NULL;
         res = type ? mim_rebuild(w, d, type, ops) : NULL;
         free(ops);
+        /* a type mentioning variables (e.g. «n; I32»): rebuilt, then extended */
+        if (res && (mim_def_node(d) == MIM_PI || mim_def_node(d) == MIM_SIGMA || mim_def_node(d) == MIM_ARR))
+            res = ext_type(am, res);
     }
     if (!res) return NULL;
     mim_def_keep_dbg(res, d); /* the rebuilt node keeps d's name (first name wins) */
@@ -243,7 +315,7 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
 
     /* the old variable in terms of the new parameters */
     MimDef *dom = mim_pi_dom(pi);
-    uint64_t n = mem_num_comps(w, dom);
+    uint64_t n = num_comps(am, dom);
     bool had_M = starts_with_M(am, dom);
     uint64_t nn = had_M ? n : n + 1;
     MimDef **params = mim_xcalloc(nn, sizeof *params);
