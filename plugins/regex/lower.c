@@ -417,14 +417,11 @@ static bool gen_state(Gen *g, size_t s) {
             return false;
         next = check;
     }
-    snprintf(name, sizeof name, "not_end_state_%zu", s);
-    MimDef *not_end = cont(g, name);
-    if (!not_end) return false;
-    MimDef *nm = mim_var_proj(w, not_end, 2, 0), *np = mim_var_proj(w, not_end, 2, 1);
-    if (!mim_lam_set(w, not_end, mim_lit_bool(w, true), mim_app(w, next, mim_pair(w, nm, np)))) return false;
-
+    /* next directly, not a wrapper continuation around it: η-reduction would
+     * remove such a wrapper, but deciding that it may costs a search of the
+     * whole automaton per state (quadratic compile time). */
     MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
-    MimDef *body = branch(w, not_end, final(g, s), is_nul, mim_pair(w, m2, i));
+    MimDef *body = branch(w, next, final(g, s), is_nul, mim_pair(w, m2, i));
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
