@@ -375,6 +375,11 @@ static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
 
 static MimDef *final(Gen *g, size_t s) { return g->d->accepting[s] ? g->accept : g->error; }
 
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 /* The body of state_s (m, i). */
 static bool gen_state(Gen *g, size_t s) {
     MimWorld *w = g->w;
@@ -403,10 +408,18 @@ static bool gen_state(Gen *g, size_t s) {
     char name[96];
     MimDef *next = final(g, s);
     bool chars[NUM_CHARS];
-    for (size_t t = 0; t < g->d->num; ++t) { /* targets in ascending order */
-        bool any = false;
-        for (int ch = 0; ch < NUM_CHARS; ++ch) any |= chars[ch] = g->d->next[s][ch] == (int)t;
-        if (!any) continue;
+    /* The distinct targets of s in ascending order: at most one per char, so
+     * found from the 256 transitions, not by a scan of all states (that made
+     * generation quadratic in the automaton). */
+    int targets[NUM_CHARS];
+    size_t num_targets = 0;
+    for (int ch = 0; ch < NUM_CHARS; ++ch)
+        if (g->d->next[s][ch] >= 0) targets[num_targets++] = g->d->next[s][ch];
+    qsort(targets, num_targets, sizeof *targets, cmp_int);
+    for (size_t j = 0; j < num_targets; ++j) {
+        if (j && targets[j] == targets[j - 1]) continue;
+        size_t t = (size_t)targets[j];
+        for (int ch = 0; ch < NUM_CHARS; ++ch) chars[ch] = g->d->next[s][ch] == (int)t;
         MimDef *k = check_of(w, chars, c);
         snprintf(name, sizeof name, "check_state_%zu_to_state_%zu", s, t);
         MimDef *check = cont(g, name);
