@@ -175,8 +175,8 @@ static size_t sets_find_or_add(StateSets *ss, const uint64_t *s, bool *added) {
 /* s := its ε-closure (stack: scratch of a->st.len entries). */
 static void closure(const Nfa *a, uint64_t *s, size_t *stack) {
     size_t top = 0;
-    for (size_t q = 0; q < a->st.len; ++q)
-        if (s[q / 64] >> (q % 64) & 1) stack[top++] = q;
+    for (size_t i = 0; i < (a->st.len + 63) / 64; ++i)
+        for (uint64_t bits = s[i]; bits; bits &= bits - 1) stack[top++] = i * 64 + (size_t)__builtin_ctzll(bits);
     while (top) {
         const NState *st = &a->st.data[stack[--top]];
         for (size_t e = 0; e < st->edges.len; ++e) {
@@ -208,6 +208,7 @@ static Dfa subsets(const Nfa *a, size_t start) {
     Dfa d = {0};
     uint64_t *cur = mim_xcalloc(ss.words, sizeof *cur), *moved = mim_xcalloc(ss.words, sizeof *moved);
     size_t *stack = mim_xmalloc(a->st.len * sizeof *stack);
+    size_t count[NUM_CHARS], *moves = NULL, moves_cap = 0; /* the character edges of a state */
     cur[start / 64] |= (uint64_t)1 << (start % 64);
     closure(a, cur, stack);
     bool added;
@@ -215,33 +216,48 @@ static Dfa subsets(const Nfa *a, size_t start) {
     for (size_t k = 0; k < ss.num; ++k) {
         dfa_grow(&d, ss.num);
         memcpy(cur, ss.bits + k * ss.words, ss.words * sizeof *cur);
+        /* the members of cur, and their character edges bucketed by
+         * character (counting sort; ascending member order in a bucket) */
+        size_t num_members = 0, num_moves = 0;
+        for (size_t i = 0; i < ss.words; ++i)
+            for (uint64_t bits = cur[i]; bits; bits &= bits - 1)
+                stack[num_members++] = i * 64 + (size_t)__builtin_ctzll(bits);
         bool acc = false, err = false;
-        for (size_t q = 0; q < a->st.len; ++q)
-            if (cur[q / 64] >> (q % 64) & 1) acc |= a->st.data[q].accepting, err |= a->st.data[q].erroring;
+        memset(count, 0, sizeof count);
+        for (size_t m = 0; m < num_members; ++m) {
+            const NState *st = &a->st.data[stack[m]];
+            acc |= st->accepting, err |= st->erroring;
+            for (size_t e = 0; e < st->edges.len; ++e)
+                if (st->edges.data[e].c >= 0) ++count[st->edges.data[e].c], ++num_moves;
+        }
         d.erroring[k] = err;
         d.accepting[k] = acc && !err;
         for (int c = 0; c < NUM_CHARS; ++c) d.next[k][c] = -1;
         if (err) continue; /* erroring states have no transitions */
+        if (num_moves > moves_cap) {
+            moves_cap = 2 * num_moves;
+            moves = mim_xrealloc(moves, moves_cap * sizeof *moves);
+        }
+        size_t first[NUM_CHARS + 1];
+        first[0] = 0;
+        for (int c = 0; c < NUM_CHARS; ++c) first[c + 1] = first[c] + count[c];
+        size_t fill[NUM_CHARS];
+        memcpy(fill, first, sizeof fill);
+        for (size_t m = 0; m < num_members; ++m) {
+            const NState *st = &a->st.data[stack[m]];
+            for (size_t e = 0; e < st->edges.len; ++e)
+                if (st->edges.data[e].c >= 0) moves[fill[st->edges.data[e].c]++] = st->edges.data[e].to;
+        }
         for (int c = 0; c < NUM_CHARS; ++c) {
+            if (first[c] == first[c + 1]) continue;
             memset(moved, 0, ss.words * sizeof *moved);
-            bool any = false;
-            for (size_t q = 0; q < a->st.len; ++q) {
-                if (!(cur[q / 64] >> (q % 64) & 1)) continue;
-                const NState *st = &a->st.data[q];
-                for (size_t e = 0; e < st->edges.len; ++e)
-                    if (st->edges.data[e].c == c) {
-                        size_t t = st->edges.data[e].to;
-                        moved[t / 64] |= (uint64_t)1 << (t % 64);
-                        any = true;
-                    }
-            }
-            if (!any) continue;
+            for (size_t j = first[c]; j < first[c + 1]; ++j) moved[moves[j] / 64] |= (uint64_t)1 << (moves[j] % 64);
             closure(a, moved, stack);
             d.next[k][c] = (int)sets_find_or_add(&ss, moved, &added);
         }
     }
     d.num = ss.num;
-    free(cur), free(moved), free(stack);
+    free(cur), free(moved), free(stack), free(moves);
     free(ss.bits), free(ss.slots);
     return d;
 }
@@ -255,27 +271,51 @@ static Dfa subsets(const Nfa *a, size_t start) {
  * result's states are the blocks, numbered in order of discovery from the
  * start (breadth first, characters ascending): the names of the generated
  * continuations do not depend on hashing. */
+/* The signature of s in a round of refinement: its block and, per
+ * character, the block of its target or none. */
+static uint64_t signature_hash(const Dfa *d, const size_t *block, size_t s) {
+    uint64_t h = (block[s] + 1) * 0x9e3779b97f4a7c15ull;
+    for (int c = 0; c < NUM_CHARS; ++c) {
+        int t = d->next[s][c];
+        h = (h ^ (t < 0 ? 0 : block[t] + 1)) * 0xbf58476d1ce4e5b9ull;
+    }
+    return h ^ h >> 31;
+}
+
+static bool same_signature(const Dfa *d, const size_t *block, size_t s, size_t r) {
+    if (block[r] != block[s]) return false;
+    for (int c = 0; c < NUM_CHARS; ++c) {
+        int x = d->next[s][c], y = d->next[r][c];
+        if (!((x < 0 && y < 0) || (x >= 0 && y >= 0 && block[x] == block[y]))) return false;
+    }
+    return true;
+}
+
+/* States with the same signature (signature_hash, same_signature) stay
+ * together; a hash of the signatures makes a round linear in the states. */
 static Dfa minimize(const Dfa *d) {
     size_t n = d->num;
     size_t *block = mim_xmalloc(n * sizeof *block), *sig_block = mim_xmalloc(n * sizeof *sig_block);
     bool present[3] = {false, false, false};
     for (size_t s = 0; s < n; ++s) present[block[s] = d->accepting[s] ? 0 : d->erroring[s] ? 1 : 2] = true;
     size_t num_blocks = (size_t)present[0] + present[1] + present[2]; /* the non-empty ones */
+    /* signatures seen in a round (state + 1, 0 = empty), at most half full */
+    size_t num_slots = 64;
+    while (num_slots < 2 * n) num_slots *= 2;
+    size_t *slots = mim_xmalloc(num_slots * sizeof *slots);
     for (;;) {
         /* new block of s = the first state with the same signature */
         size_t fresh = 0;
+        memset(slots, 0, num_slots * sizeof *slots);
         for (size_t s = 0; s < n; ++s) {
-            sig_block[s] = NO_STATE;
-            for (size_t r = 0; r < s && sig_block[s] == NO_STATE; ++r) {
-                if (block[r] != block[s]) continue;
-                bool same = true;
-                for (int c = 0; same && c < NUM_CHARS; ++c) {
-                    int x = d->next[s][c], y = d->next[r][c];
-                    same = (x < 0 && y < 0) || (x >= 0 && y >= 0 && block[x] == block[y]);
-                }
-                if (same) sig_block[s] = sig_block[r];
+            size_t i = (size_t)signature_hash(d, block, s) & (num_slots - 1);
+            while (slots[i] && !same_signature(d, block, s, slots[i] - 1)) i = (i + 1) & (num_slots - 1);
+            if (slots[i]) {
+                sig_block[s] = sig_block[slots[i] - 1];
+            } else {
+                slots[i] = s + 1;
+                sig_block[s] = fresh++;
             }
-            if (sig_block[s] == NO_STATE) sig_block[s] = fresh++;
         }
         memcpy(block, sig_block, n * sizeof *block);
         if (fresh == num_blocks) break; /* no block was split */
@@ -303,7 +343,7 @@ static Dfa minimize(const Dfa *d) {
         }
     }
     m.num = num;
-    free(block), free(sig_block), free(order), free(queue);
+    free(block), free(sig_block), free(order), free(queue), free(slots);
     return m;
 }
 
@@ -375,6 +415,11 @@ static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
 
 static MimDef *final(Gen *g, size_t s) { return g->d->accepting[s] ? g->accept : g->error; }
 
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 /* The body of state_s (m, i). */
 static bool gen_state(Gen *g, size_t s) {
     MimWorld *w = g->w;
@@ -403,10 +448,18 @@ static bool gen_state(Gen *g, size_t s) {
     char name[96];
     MimDef *next = final(g, s);
     bool chars[NUM_CHARS];
-    for (size_t t = 0; t < g->d->num; ++t) { /* targets in ascending order */
-        bool any = false;
-        for (int ch = 0; ch < NUM_CHARS; ++ch) any |= chars[ch] = g->d->next[s][ch] == (int)t;
-        if (!any) continue;
+    /* The distinct targets of s in ascending order: at most one per char, so
+     * found from the 256 transitions, not by a scan of all states (that made
+     * generation quadratic in the automaton). */
+    int targets[NUM_CHARS];
+    size_t num_targets = 0;
+    for (int ch = 0; ch < NUM_CHARS; ++ch)
+        if (g->d->next[s][ch] >= 0) targets[num_targets++] = g->d->next[s][ch];
+    qsort(targets, num_targets, sizeof *targets, cmp_int);
+    for (size_t j = 0; j < num_targets; ++j) {
+        if (j && targets[j] == targets[j - 1]) continue;
+        size_t t = (size_t)targets[j];
+        for (int ch = 0; ch < NUM_CHARS; ++ch) chars[ch] = g->d->next[s][ch] == (int)t;
         MimDef *k = check_of(w, chars, c);
         snprintf(name, sizeof name, "check_state_%zu_to_state_%zu", s, t);
         MimDef *check = cont(g, name);
@@ -417,14 +470,11 @@ static bool gen_state(Gen *g, size_t s) {
             return false;
         next = check;
     }
-    snprintf(name, sizeof name, "not_end_state_%zu", s);
-    MimDef *not_end = cont(g, name);
-    if (!not_end) return false;
-    MimDef *nm = mim_var_proj(w, not_end, 2, 0), *np = mim_var_proj(w, not_end, 2, 1);
-    if (!mim_lam_set(w, not_end, mim_lit_bool(w, true), mim_app(w, next, mim_pair(w, nm, np)))) return false;
-
+    /* next directly, not a wrapper continuation around it: η-reduction would
+     * remove such a wrapper, but deciding that it may costs a search of the
+     * whole automaton per state (quadratic compile time). */
     MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
-    MimDef *body = branch(w, not_end, final(g, s), is_nul, mim_pair(w, m2, i));
+    MimDef *body = branch(w, next, final(g, s), is_nul, mim_pair(w, m2, i));
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 

@@ -5,9 +5,17 @@
  * lambdas and wrappers other passes mark irreducible are kept. */
 #include "pass/std.h"
 
+/* A set of variables (keys of a map). */
+typedef MimPtrMap VarSet;
+
 typedef struct EtaRed {
     StdPass std;
     MimPtrMap irreducible;
+    /* This traversal's memo: mutable -> VarSet holding at least every
+     * variable reachable from it (shared by all mutables one search found),
+     * and the sets it owns. */
+    MimPtrMap reach;
+    MIM_VEC(VarSet *) sets;
 } EtaRed;
 
 void mim_eta_red_irreducible(MimPass *p, MimDef *lam) {
@@ -18,6 +26,66 @@ bool mim_eta_red_is_irreducible(MimPass *p, const MimDef *lam) {
     return p && p->cls == &mim_eta_red_pass && mim_ptrmap_has(&((EtaRed *)p)->irreducible, lam);
 }
 
+/* A superset of the variables var_free_in can find from the mutable e: the
+ * variables that the immutable part of a mutable reachable from e (its
+ * operands and types up to the next mutables) contains, except the
+ * mutable's own variable, which is bound there. One search visits every
+ * mutable reachable from e and gives its set to each of them, so a group of
+ * mutually recursive continuations is searched once per traversal, not once
+ * per wrapper; a mutable met that already has a set contributes it.
+ * The memo lives for one traversal. The rewrites of a traversal keep scoping:
+ * a variable only enters a mutable that was already in its binder's scope
+ * (used it), so a variable missing from a set stays out of reach. */
+static const VarSet *reach_vars(MimWorld *w, EtaRed *er, MimDef *e) {
+    VarSet *memo = mim_ptrmap_get(&er->reach, e);
+    if (memo) return memo;
+    VarSet *vars = mim_xcalloc(1, sizeof *vars);
+    mim_vec_push(&er->sets, vars);
+    MimPtrMap muts = {0}; /* mutables found (the worklist's members) */
+    MimPtrMap seen = {0}; /* the current mutable's immutable part */
+    MIM_VEC(MimDef *) work = {0};
+    MIM_VEC(MimDef *) stack = {0};
+    mim_ptrmap_put(&muts, e, NULL);
+    mim_vec_push(&work, e);
+    for (size_t k = 0; k < work.len; ++k) {
+        MimDef *mut = work.data[k];
+        VarSet *known = k ? mim_ptrmap_get(&er->reach, mut) : NULL;
+        if (known) { /* a superset of what mut reaches */
+            for (size_t i = 0; i < known->cap; ++i)
+                if (known->slots[i].key) mim_ptrmap_put(vars, known->slots[i].key, NULL);
+            continue;
+        }
+        mim_ptrmap_clear(&seen);
+        if (mut->type) mim_vec_push(&stack, mut->type);
+        for (uint32_t i = 0; i < mut->num_ops; ++i)
+            if (mut->ops[i]) mim_vec_push(&stack, mut->ops[i]);
+        while (stack.len) {
+            MimDef *d = mim_res(w, mim_vec_pop(&stack));
+            if (!d) continue;
+            if (d->is_mut) {
+                if (mim_ptrmap_add(&muts, d, NULL, NULL)) mim_vec_push(&work, d);
+                continue;
+            }
+            if (!(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_INFER))) continue;
+            if (!mim_ptrmap_add(&seen, d, NULL, NULL)) continue;
+            if (d->type) mim_vec_push(&stack, d->type);
+            if (d->node == MIM_VAR) {
+                if (mim_res(w, d->ops[0]) != mut) mim_ptrmap_put(vars, d, NULL);
+                continue; /* its operand is its binder, not a use */
+            }
+            for (uint32_t i = 0; i < d->num_ops; ++i)
+                if (d->ops[i]) mim_vec_push(&stack, d->ops[i]);
+        }
+    }
+    for (size_t k = 0; k < work.len; ++k)
+        if (!mim_ptrmap_has(&er->reach, work.data[k])) mim_ptrmap_put(&er->reach, work.data[k], vars);
+    mim_ptrmap_free(&muts);
+    mim_ptrmap_free(&seen);
+    mim_vec_free(&work);
+    mim_vec_free(&stack);
+    return vars;
+}
+
 /* Whether var, the variable of lam, occurs free in e: whether it can be
  * reached from e through operands and types without passing through lam,
  * which binds it. A search that stops at the first occurrence and never
@@ -26,8 +94,12 @@ bool mim_eta_red_is_irreducible(MimPass *p, const MimDef *lam) {
  * Why not the free-variable sets (fv.c): a big group of mutually recursive
  * continuations (a lowered regex automaton has thousands) forms one
  * component, and every rewrite of the traversal invalidates it, so each
- * query recomputed the whole component (512 DFA states: 9 s). */
-static bool var_free_in(MimWorld *w, MimDef *e, MimDef *var, MimDef *lam) {
+ * query recomputed the whole component (512 DFA states: 9 s). The search
+ * itself would still cost the whole component per wrapper (quadratic), so a
+ * mutable e is first looked up in reach_vars: a var out of reach there is
+ * not free (the usual case, e.g. the wrappers of η-expansion). */
+static bool var_free_in(MimWorld *w, EtaRed *er, MimDef *e, MimDef *var, MimDef *lam) {
+    if (e->is_mut && !mim_ptrmap_has(reach_vars(w, er, e), var)) return false;
     MimPtrMap seen = {0};
     MIM_VEC(MimDef *) stack = {0};
     bool found = false;
@@ -62,7 +134,7 @@ static MimDef *reduct(MimWorld *w, EtaRed *er, MimDef *lam) {
               : e->node == MIM_EXTRACT ? mim_res(w, e->ops[0])->node == MIM_VAR &&
                                             mim_res(w, e->ops[0]) != var
               : e->node == MIM_LAM ? e != lam : false;
-    if (!ok || var_free_in(w, e, var, lam)) return NULL;
+    if (!ok || var_free_in(w, er, e, var, lam)) return NULL;
     /* The reduct must have the same type (e.g. not an implicit/dependent one). */
     return mim_alpha(w, mim_type_of(w, e), mim_type_of(w, lam), false) ? e : NULL;
 }
@@ -101,7 +173,25 @@ static MimDef *eta_red_rewrite(MimPass *p, MimDef *d) {
     return d;
 }
 
-static void eta_red_fini(MimPass *p) { mim_ptrmap_free(&((EtaRed *)p)->irreducible); }
+static void forget_reach(EtaRed *er) {
+    for (size_t i = 0; i < er->sets.len; ++i) {
+        mim_ptrmap_free(er->sets.data[i]);
+        free(er->sets.data[i]);
+    }
+    er->sets.len = 0;
+    mim_ptrmap_clear(&er->reach);
+}
+
+static void eta_red_prepare(MimPass *p) { forget_reach((EtaRed *)p); }
+
+static void eta_red_fini(MimPass *p) {
+    EtaRed *er = (EtaRed *)p;
+    forget_reach(er);
+    mim_vec_free(&er->sets);
+    mim_ptrmap_free(&er->reach);
+    mim_ptrmap_free(&er->irreducible);
+}
 
 const MimPassClass mim_eta_red_pass = {.name = "eta_red", .size = sizeof(EtaRed),
-                                       .rewrite = eta_red_rewrite, .fini = eta_red_fini};
+                                       .prepare = eta_red_prepare, .rewrite = eta_red_rewrite,
+                                       .fini = eta_red_fini};
