@@ -15,7 +15,7 @@ static MimDef *zero_of(MimWorld *w, MimDef *T) {
     if (!T || !zero) return NULL;
     if (mim_def_node(T) == MIM_ARR && !mim_def_is_mut(T))
         return mim_pack(w, mim_def_op(T, 0), mim_app(w, zero, mim_def_op(T, 1)));
-    if (autodiff_is_idx(w, T)) return mim_lit(w, T, 0);
+    if (autodiff_is_idx(w, T) || mim_match(T, MIM_math_F)) return mim_lit(w, T, 0); /* +0.0 for floats */
     if (mim_def_node(T) == MIM_SIGMA && !mim_def_is_mut(T)) {
         size_t n = mim_def_num_ops(T);
         MimDef **ops = mim_xmalloc(n * sizeof *ops);
