@@ -28,8 +28,9 @@ static MimDef *dvd(Fm *f, MimDef *a, MimDef *b) { return op2(f, MIM_math_arith_d
 static MimDef *add(Fm *f, MimDef *a, MimDef *b) { return op2(f, MIM_math_arith_add, a, b); }
 static MimDef *sub(Fm *f, MimDef *a, MimDef *b) { return op2(f, MIM_math_arith_sub, a, b); }
 
-/* The small integer n in format pe: a literal if pe is a literal format,
- * else `%math.conv.f2f` of the F64 literal. */
+/* The small integer n in format pe (0 as −0.0: −0 − s is exactly −s, and
+ * −0 + s is s): a literal if pe is a literal format, else
+ * `%math.conv.f2f` of the F64 literal. */
 static MimDef *num(Fm *f, int n) {
     MimWorld *w = f->w;
     MimDef *pe = mim_resolve(w, f->pe);
@@ -43,10 +44,10 @@ static MimDef *num(Fm *f, int n) {
             uint64_t frac = (mag - ((uint64_t)1 << k)) << (p - k);
             bits = ((k + (((uint64_t)1 << (e - 1)) - 1)) << p) | frac;
         }
-        if (n < 0) bits |= (uint64_t)1 << (p + e);
+        if (n <= 0) bits |= (uint64_t)1 << (p + e);
         return mim_lit(w, f->T, bits);
     }
-    double d = n;
+    double d = n ? (double)n : -0.0;
     uint64_t dbits;
     memcpy(&dbits, &d, sizeof dbits);
     MimDef *f64 = mim_world_annex(w, MIM_math_F64);

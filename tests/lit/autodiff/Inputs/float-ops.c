@@ -77,6 +77,8 @@ int main(void) {
         check2("fmax", fmax, da_fmax, db_fmax, x, y, 0.0, 1.0);
     }
     /* at zero: |x| has the subgradient 0; pow(0, b) with b > 1 has ∂b = 0 */
-    printf("fabs'(0) = %g, dpow/db(0, 2) = %g, dpow/da(0, 2) = %g\n", d_fabs(0.0), db_pow(0.0, 2.0), da_pow(0.0, 2.0));
+    /* (+ 0.0: a zero derivative may be −0.0) */
+    printf("fabs'(0) = %g, dpow/db(0, 2) = %g, dpow/da(0, 2) = %g\n", d_fabs(0.0) + 0.0, db_pow(0.0, 2.0) + 0.0,
+           da_pow(0.0, 2.0) + 0.0);
     return 0;
 }
