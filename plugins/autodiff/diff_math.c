@@ -61,7 +61,7 @@ static MimDef *neg(Fm *f, MimDef *a) { return sub(f, num(f, 0), a); }
 static MimDef *sq(Fm *f, MimDef *a) { return mul(f, a, a); }
 
 /* (no, yes)#cond */
-static MimDef *select(Fm *f, MimDef *cond, MimDef *yes, MimDef *no) {
+static MimDef *choose(Fm *f, MimDef *cond, MimDef *yes, MimDef *no) {
     return mim_extract(f->w, mim_pair(f->w, no, yes), cond);
 }
 
@@ -93,41 +93,65 @@ AdMathKind autodiff_math_kind(MimDef *app) {
     }
 }
 
+/* 1/d, 1 − a, a + 1 and c·a for an integer c: the constant is built in a
+ * statement of its own (gids must not depend on C's evaluation order). */
+static MimDef *recip(Fm *f, MimDef *d) {
+    MimDef *one = num(f, 1);
+    return dvd(f, one, d);
+}
+static MimDef *one_minus(Fm *f, MimDef *a) {
+    MimDef *one = num(f, 1);
+    return sub(f, one, a);
+}
+static MimDef *plus_one(Fm *f, MimDef *a) {
+    MimDef *one = num(f, 1);
+    return add(f, a, one);
+}
+static MimDef *times(Fm *f, int c, MimDef *a) {
+    MimDef *k = num(f, c);
+    return mul(f, k, a);
+}
+static MimDef *ln(Fm *f, int n) { return op(f, MIM_math_exp_log, num(f, n)); }
+
 /* d/dx of the unary op id at x with result r (a factor of s). */
 static MimDef *unary_factor(Fm *f, uint64_t id, MimDef *x, MimDef *r) {
+    MimDef *t;
     switch (id) {
-    case MIM_math_rt_sq: return dvd(f, num(f, 1), mul(f, num(f, 2), r));
-    case MIM_math_rt_cb: return dvd(f, num(f, 1), mul(f, num(f, 3), sq(f, r)));
+    case MIM_math_rt_sq: return recip(f, times(f, 2, r));
+    case MIM_math_rt_cb: return recip(f, times(f, 3, sq(f, r)));
     case MIM_math_exp_exp: return r;
-    case MIM_math_exp_exp2: return mul(f, r, op(f, MIM_math_exp_log, num(f, 2)));
-    case MIM_math_exp_exp10: return mul(f, r, op(f, MIM_math_exp_log, num(f, 10)));
-    case MIM_math_exp_log: return dvd(f, num(f, 1), x);
-    case MIM_math_exp_log2: return dvd(f, num(f, 1), mul(f, x, op(f, MIM_math_exp_log, num(f, 2))));
-    case MIM_math_exp_log10: return dvd(f, num(f, 1), mul(f, x, op(f, MIM_math_exp_log, num(f, 10))));
+    case MIM_math_exp_exp2: return mul(f, r, ln(f, 2));
+    case MIM_math_exp_exp10: return mul(f, r, ln(f, 10));
+    case MIM_math_exp_log: return recip(f, x);
+    case MIM_math_exp_log2: return recip(f, mul(f, x, ln(f, 2)));
+    case MIM_math_exp_log10: return recip(f, mul(f, x, ln(f, 10)));
     case MIM_math_tri_sin: return op(f, MIM_math_tri_cos, x);
     case MIM_math_tri_cos: return neg(f, op(f, MIM_math_tri_sin, x));
-    case MIM_math_tri_tan: return add(f, num(f, 1), sq(f, r));
+    case MIM_math_tri_tan: return plus_one(f, sq(f, r));
     case MIM_math_tri_sinh: return op(f, MIM_math_tri_cosh, x);
     case MIM_math_tri_cosh: return op(f, MIM_math_tri_sinh, x);
-    case MIM_math_tri_tanh: return sub(f, num(f, 1), sq(f, r));
-    case MIM_math_tri_asin: return dvd(f, num(f, 1), sqrt_of(f, sub(f, num(f, 1), sq(f, x))));
-    case MIM_math_tri_acos: return dvd(f, num(f, -1), sqrt_of(f, sub(f, num(f, 1), sq(f, x))));
-    case MIM_math_tri_atan: return dvd(f, num(f, 1), add(f, num(f, 1), sq(f, x)));
-    case MIM_math_tri_asinh: return dvd(f, num(f, 1), sqrt_of(f, add(f, sq(f, x), num(f, 1))));
-    case MIM_math_tri_acosh: return dvd(f, num(f, 1), sqrt_of(f, sub(f, sq(f, x), num(f, 1))));
-    case MIM_math_tri_atanh: return dvd(f, num(f, 1), sub(f, num(f, 1), sq(f, x)));
+    case MIM_math_tri_tanh: return one_minus(f, sq(f, r));
+    case MIM_math_tri_asin: return recip(f, sqrt_of(f, one_minus(f, sq(f, x))));
+    case MIM_math_tri_acos: return neg(f, recip(f, sqrt_of(f, one_minus(f, sq(f, x)))));
+    case MIM_math_tri_atan: return recip(f, plus_one(f, sq(f, x)));
+    case MIM_math_tri_asinh: return recip(f, sqrt_of(f, plus_one(f, sq(f, x))));
+    case MIM_math_tri_acosh:
+        t = sq(f, x);
+        return recip(f, sqrt_of(f, sub(f, t, num(f, 1))));
+    case MIM_math_tri_atanh: return recip(f, one_minus(f, sq(f, x)));
     case MIM_math_er_f:
     case MIM_math_er_fc: {
         /* ±2/√π · e^(−x²), π = acos −1 */
         MimDef *pi = op(f, MIM_math_tri_acos, num(f, -1));
-        MimDef *c = dvd(f, num(f, id == MIM_math_er_f ? 2 : -2), sqrt_of(f, pi));
+        MimDef *two = num(f, id == MIM_math_er_f ? 2 : -2);
+        MimDef *c = dvd(f, two, sqrt_of(f, pi));
         return mul(f, c, op(f, MIM_math_exp_exp, neg(f, sq(f, x))));
     }
     case MIM_math_abs: {
         /* sign x (0 at 0, a subgradient) */
-        MimDef *zero = num(f, 0);
-        MimDef *pos = select(f, less(f, zero, x), num(f, 1), zero);
-        return select(f, less(f, x, zero), num(f, -1), pos);
+        MimDef *zero = num(f, 0), *one = num(f, 1), *minus_one = num(f, -1);
+        MimDef *pos = choose(f, less(f, zero, x), one, zero);
+        return choose(f, less(f, x, zero), minus_one, pos);
     }
     default: return NULL;
     }
@@ -169,17 +193,18 @@ MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, Mi
             MimDef *pm1 = op2(&f, MIM_math_pow, a, sub(&f, b, num(&f, 1)));
             da = mul(&f, s, mul(&f, b, pm1));
             MimDef *lb = mul(&f, s, mul(&f, r, op(&f, MIM_math_exp_log, a)));
-            MimDef *is_zero = mim_app(w, mim_app(w, mim_app(w, mim_world_annex(w, MIM_math_cmp_e), f.pe), f.m),
-                                      mim_pair(w, r, zero));
-            db = select(&f, is_zero, zero, lb);
+            MimDef *eq = mim_app(w, mim_world_annex(w, MIM_math_cmp_e), f.pe);
+            eq = mim_app(w, eq, f.m);
+            MimDef *is_zero = mim_app(w, eq, mim_pair(w, r, zero));
+            db = choose(&f, is_zero, zero, lb);
             break;
         }
         default: {
             /* min/max: the tangent goes to the chosen operand (to a on ties) */
             bool max = id == MIM_math_extrema_fmax || id == MIM_math_extrema_ieee754max;
             MimDef *c = max ? less(&f, a, b) : less(&f, b, a); /* b is chosen */
-            da = select(&f, c, zero, s);
-            db = select(&f, c, s, zero);
+            da = choose(&f, c, zero, s);
+            db = choose(&f, c, s, zero);
         }
         }
         return mim_pair(w, da, db);
