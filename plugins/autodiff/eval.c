@@ -13,8 +13,11 @@
  * direct's passes). Direct-style calls of functions whose derivatives are
  * CPS functions (the %core axioms' internal_diff_* derivatives) are wrapped
  * with `%direct.cps2ds` as specified, so a program that differentiates such
- * calls needs `plugin direct;` to compile. What the rules do not cover is
- * an error (`autodiff: cannot differentiate …`), never a crash. */
+ * calls needs `plugin direct;` to compile. Calls of %math axioms (an
+ * extension, docs/autodiff.md "Floats") get their pullbacks directly from
+ * the rules of diff_math.c, without a derivative function. What the rules
+ * do not cover is an error (`autodiff: cannot differentiate …`), never a
+ * crash. */
 #include "autodiff.h"
 #include "mim/pass.h"
 #include "mim/plugin/direct.h"
