@@ -76,7 +76,8 @@ static MimDef *sqrt_of(Fm *f, MimDef *a) { return op(f, MIM_math_rt_sq, a); }
 AdMathKind autodiff_math_kind(MimDef *app) {
     MimDef *ax = mim_app_axiom(app);
     uint64_t id = ax ? mim_axiom_id(ax) : 0;
-    if (!ax || mim_annex_plugin(id) != MIM_math_ID) return AD_MATH_NONE;
+    /* a partial application (an operation passed as a value) has no rule */
+    if (!ax || mim_annex_plugin(id) != MIM_math_ID || !mim_match_annex(app, mim_annex_base(id))) return AD_MATH_NONE;
     switch (mim_annex_base(id)) {
     case MIM_math_arith:
     case MIM_math_extrema:
