@@ -1,4 +1,5 @@
-/* Derivatives of the %math axioms for autodiff_eval (docs/autodiff.md,
+/* Derivatives of the %math axioms (and of %core.wrap.sub, which the
+ * specification's interface lacks) for autodiff_eval (docs/autodiff.md,
  * "Floats"): for a fully applied call `%math.op pe m x` the tangent of x
  * that an output tangent s contributes, built as %math calls in the same
  * format pe and fast-math mode m. Constants are literals of the format
@@ -77,7 +78,9 @@ AdMathKind autodiff_math_kind(MimDef *app) {
     MimDef *ax = mim_app_axiom(app);
     uint64_t id = ax ? mim_axiom_id(ax) : 0;
     /* a partial application (an operation passed as a value) has no rule */
-    if (!ax || mim_annex_plugin(id) != MIM_math_ID || !mim_match_annex(app, mim_annex_base(id))) return AD_MATH_NONE;
+    if (!ax || !mim_match_annex(app, mim_annex_base(id))) return AD_MATH_NONE;
+    if (id == MIM_core_wrap_sub) return AD_MATH_TANGENT;
+    if (mim_annex_plugin(id) != MIM_math_ID) return AD_MATH_NONE;
     switch (mim_annex_base(id)) {
     case MIM_math_arith:
     case MIM_math_extrema:
@@ -158,9 +161,20 @@ static MimDef *unary_factor(Fm *f, uint64_t id, MimDef *x, MimDef *r) {
     }
 }
 
+/* %core.wrap.sub s m (a, b): (t, 0 − t), wrapping (mode 0) */
+static MimDef *wrap_sub_tangent(MimWorld *w, MimDef *app, MimDef *t) {
+    MimDef *T = mim_def_type(app);
+    MimDef *zero = mim_lit(w, T, 0);
+    MimDef *c = mim_app(w, mim_world_annex(w, MIM_core_wrap_sub), mim_app_nth_arg(app, 0));
+    c = mim_app(w, c, mim_lit_nat(w, 0));
+    MimDef *neg = mim_app(w, c, mim_pair(w, zero, t));
+    return mim_pair(w, t, neg);
+}
+
 MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, MimDef *s) {
     MimDef *ax = mim_app_axiom(app);
     uint64_t id = mim_axiom_id(ax);
+    if (id == MIM_core_wrap_sub) return wrap_sub_tangent(w, app, s);
     MimDef *callee = mim_app_callee(app);
     Fm f = {.w = w, .m = mim_app_arg(callee), .T = mim_def_type(app)};
     if (id == MIM_math_conv_f2f) {
