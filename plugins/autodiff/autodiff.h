@@ -5,6 +5,7 @@
 #include "mim/plugin.h"
 #include "mim/plugin/autodiff.h"
 #include "mim/plugin/core.h"
+#include "mim/plugin/math.h"
 #include "mim/plugin/mem.h"
 #include "mim/pass.h"
 #include "mim/xalloc.h"
@@ -16,6 +17,13 @@ MimDef *autodiff_pair_type(MimWorld *w, MimDef *a, MimDef *b);
 bool autodiff_is_idx(MimWorld *w, MimDef *T);
 /* `%autodiff.add T (a, b)` */
 MimDef *autodiff_add(MimWorld *w, MimDef *T, MimDef *a, MimDef *b);
+/* Derivatives of the %math axioms and %core.wrap.sub (diff_math.c):
+ * whether a fully applied call is one (NONE: no rule here), and the
+ * tangent of its argument x for the output tangent s, given its augmented
+ * result r. */
+typedef enum AdMathKind { AD_MATH_NONE, AD_MATH_NOT, AD_MATH_ZERO, AD_MATH_TANGENT } AdMathKind;
+AdMathKind autodiff_math_kind(MimDef *app);
+MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, MimDef *s);
 /* autodiff_eval (§5.1, eval.c) */
 extern const MimPassClass autodiff_eval_class;
 

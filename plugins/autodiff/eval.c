@@ -13,8 +13,11 @@
  * direct's passes). Direct-style calls of functions whose derivatives are
  * CPS functions (the %core axioms' internal_diff_* derivatives) are wrapped
  * with `%direct.cps2ds` as specified, so a program that differentiates such
- * calls needs `plugin direct;` to compile. What the rules do not cover is
- * an error (`autodiff: cannot differentiate …`), never a crash. */
+ * calls needs `plugin direct;` to compile. Calls of %math axioms (an
+ * extension, docs/autodiff.md "Floats") get their pullbacks directly from
+ * the rules of diff_math.c, without a derivative function. What the rules
+ * do not cover is an error (`autodiff: cannot differentiate …`), never a
+ * crash. */
 #include "autodiff.h"
 #include "mim/pass.h"
 #include "mim/plugin/direct.h"
@@ -251,9 +254,34 @@ static MimDef *cps2ds(Ad *ad, MimDef *f) {
     return ax ? mim_app(w, mim_app(w, ax, mim_pair(w, X, Y)), f) : NULL;
 }
 
+/* A fully applied %math call without an internal_diff_ external: r' = the
+ * call of a', pullback λ(s, k). a* (t, k) with t the tangent of the
+ * argument (diff_math.c), or the zero pullback for a zero derivative. */
+static MimDef *augment_math(Ad *ad, MimDef *old, AdMathKind kind) {
+    MimWorld *w = ad->w;
+    MimDef *g = mim_app_callee(old), *a = mim_app_arg(old), *ax = mim_app_axiom(old);
+    if (kind == AD_MATH_NOT) return fail(ad, ax, "the axiom (no derivative)");
+    if (mim_def_dep(g) & MIM_DEP_VAR) return fail(ad, ax, "the axiom with a variable format or mode");
+    MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
+    if (!a_pb) return NULL;
+    MimDef *r = mim_app(w, g, a2);
+    if (kind == AD_MATH_ZERO) return done(ad, old, r, zero_pb(ad, mim_def_type(old)));
+    MimDef *lam = named_lam(w, pb_type(ad, mim_def_type(old)), "math_pb");
+    if (!lam) return NULL;
+    MimDef *t = autodiff_math_tangent(w, old, a2, r, mim_var_proj(w, lam, 2, 0));
+    if (!t) return fail(ad, ax, "the axiom (no derivative)");
+    MimDef *body = mim_app(w, a_pb, mim_pair(w, t, mim_var_proj(w, lam, 2, 1)));
+    return mim_lam_set(w, lam, mim_lit_bool(w, true), body) ? done(ad, old, r, lam) : NULL;
+}
+
 static MimDef *augment_app(Ad *ad, MimDef *old) {
     MimWorld *w = ad->w;
     MimDef *g = mim_app_callee(old), *a = mim_app_arg(old);
+    AdMathKind math = autodiff_math_kind(old);
+    if (math != AD_MATH_NONE && !mim_annex_external(w, mim_app_axiom(old), "internal_diff_")) {
+        if (mim_def_loc(old).begin.row) ad->use = mim_def_loc(old);
+        return augment_math(ad, old, math);
+    }
     MimDef *gT = mim_resolve(w, mim_def_type(g)), *T = mim_resolve(w, mim_def_type(old));
     if (mim_def_loc(old).begin.row) ad->use = mim_def_loc(old);
     MimDef *g2 = augment(ad, g);

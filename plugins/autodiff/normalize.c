@@ -33,7 +33,7 @@ MimDef *autodiff_type(MimWorld *w, MimDef *T) {
     T = mim_resolve(w, T);
     if (!T) return NULL;
     MimDef *A, *R;
-    if (T == mim_nat(w) || autodiff_is_idx(w, T) || mim_match(T, MIM_mem_M)) return T;
+    if (T == mim_nat(w) || autodiff_is_idx(w, T) || mim_match(T, MIM_mem_M) || mim_match(T, MIM_math_F)) return T;
     switch (mim_def_node(T)) {
     case MIM_ARR: {
         if (mim_def_is_mut(T)) return NULL;
@@ -128,7 +128,13 @@ MimDef *normalize_add(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
         wrap = mim_app(w, wrap, mim_lit_nat(w, 0));
         return mim_app(w, wrap, arg);
     }
-    /* other types (e.g. floats): unsupported, an assertion in the reference */
+    if (mim_match(T, MIM_math_F)) {
+        /* floats (an extension): %math.arith.add 0 (a, b) */
+        MimDef *fadd = mim_app(w, mim_world_annex(w, MIM_math_arith_add), mim_app_arg(T));
+        fadd = mim_app(w, fadd, mim_lit_nat(w, 0));
+        return mim_app(w, fadd, arg);
+    }
+    /* other types: unsupported, an assertion in the reference */
     return mim_raw_app(w, type, callee, arg);
 }
 

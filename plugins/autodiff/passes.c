@@ -8,6 +8,17 @@
 
 #include <stdlib.h>
 
+/* The zero tangent of a float type: −0.0, the identity of addition (−0 + x
+ * is x for every x, +0 and NaN included), so that LLVM removes the sums with
+ * it even in strict mode; +0.0 in a format whose sign bit is not known. */
+static MimDef *float_zero(MimWorld *w, MimDef *T) {
+    MimDef *pe = mim_resolve(w, mim_app_arg(T));
+    uint64_t p, e;
+    bool lit = pe && mim_def_node(pe) == MIM_TUPLE && mim_def_num_ops(pe) == 2 && mim_def_lit(mim_def_op(pe, 0), &p) &&
+               mim_def_lit(mim_def_op(pe, 1), &e) && p + e < 64;
+    return mim_lit(w, T, lit ? (uint64_t)1 << (p + e) : 0);
+}
+
 /* A concrete zero of T where §5.2 knows one, else NULL. */
 static MimDef *zero_of(MimWorld *w, MimDef *T) {
     T = mim_resolve(w, T);
@@ -16,6 +27,7 @@ static MimDef *zero_of(MimWorld *w, MimDef *T) {
     if (mim_def_node(T) == MIM_ARR && !mim_def_is_mut(T))
         return mim_pack(w, mim_def_op(T, 0), mim_app(w, zero, mim_def_op(T, 1)));
     if (autodiff_is_idx(w, T)) return mim_lit(w, T, 0);
+    if (mim_match(T, MIM_math_F)) return float_zero(w, T);
     if (mim_def_node(T) == MIM_SIGMA && !mim_def_is_mut(T)) {
         size_t n = mim_def_num_ops(T);
         MimDef **ops = mim_xmalloc(n * sizeof *ops);
