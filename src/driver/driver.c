@@ -15,8 +15,10 @@
 #include "mim/world.h"
 #include "mim/xalloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* An output file named on the command line; "-" is stdout. */
@@ -39,12 +41,24 @@ typedef struct Run {
     MimRegistry plugins; /* loaded libraries; closed after every World is freed */
 } Run;
 
+/* True if `name` is the input file itself (same device and inode): opening
+ * it for writing would truncate the source before it is read. */
+static bool is_input(const Run *r, const char *name) {
+    struct stat in, out;
+    if (!r->o->input || stat(r->o->input, &in) != 0 || stat(name, &out) != 0) return false;
+    return in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+}
+
 static bool open_output(Run *r, Output *out, const char *name) {
     out->name = name;
     if (!name) return true;
     if (strcmp(name, "-") == 0) {
         out->f = stdout;
         return true;
+    }
+    if (is_input(r, name)) {
+        fprintf(r->err, "error: output file '%s' is the input file\n", name);
+        return false;
     }
     out->f = fopen(name, "w");
     if (!out->f) {
@@ -54,10 +68,32 @@ static bool open_output(Run *r, Output *out, const char *name) {
     return true;
 }
 
-static void close_output(Output *out) {
-    if (out->f && out->f != stdout) fclose(out->f);
-    else if (out->f) fflush(out->f);
+/* Flushes and closes an output (stdout is only flushed). The error flag of
+ * the stream is sticky, so checking it here covers every earlier write: a
+ * failed write (disk full, closed pipe) is reported, never ignored. */
+static bool close_output(Run *r, Output *out) {
+    if (!out->f) return true;
+    int err = 0;
+    if (fflush(out->f) != 0) err = errno;
+    bool ok = err == 0 && !ferror(out->f);
+    if (out->f != stdout && fclose(out->f) != 0 && ok) {
+        err = errno;
+        ok = false;
+    }
     out->f = NULL;
+    if (!ok)
+        fprintf(r->err, "error: cannot write output file '%s': %s\n", out->name,
+                err ? strerror(err) : "write error");
+    return ok;
+}
+
+/* Closes every output; false if any failed. */
+static bool close_outputs(Run *r) {
+    Output *all[] = {&r->ast, &r->d, &r->dot, &r->h, &r->ll, &r->md, &r->mim};
+    bool ok = true;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+        if (!close_output(r, all[i])) ok = false;
+    return ok;
 }
 
 static bool open_outputs(Run *r) {
@@ -284,8 +320,7 @@ int mim_run(const MimOptions *o, FILE *err) {
     r.o = o;
     r.err = err;
     int code = run(&r);
-    close_output(&r.ast), close_output(&r.d), close_output(&r.dot), close_output(&r.h);
-    close_output(&r.ll), close_output(&r.md), close_output(&r.mim);
+    if (!close_outputs(&r)) code = 1;
     fflush(stdout);
     if (o->exiting) return code; /* the process exit frees the rest */
     if (r.fe) mim_fe_free(r.fe);
