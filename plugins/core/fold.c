@@ -7,16 +7,17 @@
 
 static uint64_t mask(unsigned w) { return w >= 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1; }
 
-/* Sign bit of a w-bit pattern (w = 1: the single bit, used by icmp only). */
+/* Sign bit of a w-bit pattern (w = 1: the single bit). */
 static bool sign_bit(uint64_t v, unsigned w) { return (v >> (w - 1)) & 1; }
 
-/* Signed view as a 64-bit pattern: width 1 stays unsigned (§4.1). */
+/* Signed view as a 64-bit pattern. Width 1 is signed like LLVM's i1 (tt is
+ * -1), so folded values equal the generated code's (docs/decisions.md). */
 static uint64_t sext(uint64_t v, unsigned w) {
-    if (w == 1 || w >= 64 || !sign_bit(v, w)) return v;
+    if (w >= 64 || !sign_bit(v, w)) return v;
     return v | ~mask(w);
 }
 
-static bool negative(uint64_t v, unsigned w) { return w != 1 && sign_bit(v, w); }
+static bool negative(uint64_t v, unsigned w) { return sign_bit(v, w); }
 
 /* Result of a w-bit operation: truncated to w bits on the standard path,
  * then reduced modulo s (the non-standard 64-bit path, and sizes such as

@@ -1,7 +1,7 @@
 /* Constant folding of the integer operations of core (plugins/core.md §4.1,
  * §5.6–§5.11) on literal payloads: pure functions of (sub-tag, size,
  * operands). Widths 1, 8, 16, 32, 64 compute in w bits (two's complement,
- * wrapping; width 1 is unsigned in every view but icmp's sign test); other
+ * wrapping; width 1 too: its signed view is 0 or -1, as LLVM i1); other
  * sizes compute on 64-bit operands and reduce the result modulo s. */
 #ifndef MIM_CORE_FOLD_H
 #define MIM_CORE_FOLD_H

@@ -13,7 +13,7 @@ static bool sign_extend(uint64_t v, unsigned ws, unsigned wd, uint64_t *r) {
     bool standard = (ws == 1 || ws == 8 || ws == 16 || ws == 32) && (wd == 8 || wd == 16 || wd == 32 || wd == 64);
     if (!standard || wd <= ws) return false;
     uint64_t dmask = wd == 64 ? UINT64_MAX : (UINT64_C(1) << wd) - 1;
-    if (ws != 1 && ((v >> (ws - 1)) & 1)) v |= ~((UINT64_C(1) << ws) - 1); /* width 1: unsigned */
+    if ((v >> (ws - 1)) & 1) v |= ~((UINT64_C(1) << ws) - 1); /* width 1 too: tt is -1 */
     *r = v & dmask;
     return true;
 }

@@ -110,8 +110,8 @@ static void test_shr(void) {
             if (sh >= w) {
                 CHECK(ra == 1);
             } else {
-                /* arithmetic shift in C on the signed type (width 1 is unsigned) */
-                int64_t sa = z->w == 1 ? (int64_t)a : sview(a, w);
+                /* arithmetic shift in C on the signed type */
+                int64_t sa = sview(a, w);
                 int64_t q = sa < 0 ? ~(~sa >> sh) : sa >> sh;
                 CHECK(ra == 0 && v == trunc_to(z, (uint64_t)q));
             }
@@ -150,7 +150,7 @@ static void test_div(void) {
                     CHECK(r == 1);
                     continue;
                 }
-                bool is_signed = (sub == 0 || sub == 2) && z->w != 1;
+                bool is_signed = sub == 0 || sub == 2;
                 int64_t sa = sview(a, w), sb = sview(b, w);
                 if (is_signed && sb == -1 && sa == (w == 64 ? INT64_MIN : -(INT64_C(1) << (w - 1)))) {
                     CHECK(r == 0 && v == (sub == 0 ? a : 0)); /* MIN / -1 wraps to MIN */
@@ -204,8 +204,8 @@ static void test_extrema_abs(void) {
         unsigned w = z->w ? z->w : 64;
         for (int k = 0; k < CASES; ++k) {
             uint64_t a = operand(z), b = operand(z), v = 0;
-            /* width 1 is unsigned in the signed view of extrema and abs (§4.1) */
-            int64_t sa = z->w == 1 ? (int64_t)a : sview(a, w), sb = z->w == 1 ? (int64_t)b : sview(b, w);
+            /* width 1 is signed like LLVM i1: tt is -1 (docs/decisions.md) */
+            int64_t sa = sview(a, w), sb = sview(b, w);
             CHECK(result(binop(T_EXTREMA | 0, false, z, a, b), &v) == 0 && v == (a < b ? a : b));
             CHECK(result(binop(T_EXTREMA | 1, false, z, a, b), &v) == 0 && v == (a > b ? a : b));
             CHECK(result(binop(T_EXTREMA | 2, false, z, a, b), &v) == 0 && v == (sa < sb ? a : b));
@@ -244,7 +244,7 @@ static void test_bit(void) {
 
 /* C conversion between two standard widths. */
 static uint64_t ref_conv(bool is_signed, unsigned from, unsigned to, uint64_t a) {
-    uint64_t x = is_signed && from != 1 ? (uint64_t)sview(a, from) : a;
+    uint64_t x = is_signed ? (uint64_t)sview(a, from) : a;
     Size dz = {to == 64 ? 0 : UINT64_C(1) << to, to};
     return trunc_to(&dz, x);
 }
