@@ -189,6 +189,59 @@ static const char *int_conv(const Op *o, const char *v, unsigned sw, unsigned dw
     return o->r;
 }
 
+/* Is the result an `Idx s` whose literal size s is no power of two? Then
+ * folding reduces modulo s (fold.c), and so must the generated code: a urem
+ * after the operation (docs/ll-backend.md). */
+static bool odd_size(const Op *o, uint64_t *s) {
+    return core_idx_lit_size(o->ll->w, ll_typeof(o->app), s) && !core_size_is_pow2(*s);
+}
+
+/* Wrapping a (op) b in Idx s, s no power of two, as folding computes it:
+ * on a standard width w (8, 16, 32) the w-bit result modulo s; on any other
+ * width the 64-bit result modulo s (core.md §4.1), so the operands are
+ * widened to i64 and the result truncated back. */
+static const char *wrap_modulo(const Op *o, const char *name, const char *inst, uint64_t s, const char *a,
+                               const char *b) {
+    if (!a || !b) return NULL;
+    LL *ll = o->ll;
+    unsigned w = ll_int_width(ll, ll_typeof(o->app));
+    const char *n = ll_str(ll, "%" PRIu64, s);
+    if (core_fold_width(s) == w) return bin(o, "urem", tmp_bin(o, inst, a, b), n);
+    const char *za = ll_str(ll, "%%%s", ll_tmp(ll, "t")), *zb = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
+    ll_inst(ll, "%s = zext i%u %s to i64", za, w, a);
+    ll_inst(ll, "%s = zext i%u %s to i64", zb, w, b);
+    const char *x = ll_str(ll, "%%%s", ll_tmp(ll, "t")), *r = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
+    ll_inst(ll, "%s = %s i64 %s, %s", x, name, za, zb);
+    ll_inst(ll, "%s = urem i64 %s, %s", r, x, n);
+    ll_inst(ll, "%s = trunc i64 %s to i%u", o->r, r, w);
+    return o->r;
+}
+
+/* Conversion of v (width sw) into Idx s, s no power of two (width dw):
+ * folding gives the value modulo s. Narrowing reduces before truncating;
+ * a zero-extended value is already below s; a sign-extended one is reduced
+ * after the extension. */
+static const char *conv_modulo(const Op *o, const char *v, unsigned sw, unsigned dw, bool sign, uint64_t s) {
+    if (!v) return NULL;
+    LL *ll = o->ll;
+    const char *n = ll_str(ll, "%" PRIu64, s);
+    if (sw == dw) {
+        ll_inst(ll, "%s = urem i%u %s, %s", o->r, sw, v, n);
+        return o->r;
+    }
+    if (sw > dw) {
+        const char *t = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
+        ll_inst(ll, "%s = urem i%u %s, %s", t, sw, v, n);
+        ll_inst(ll, "%s = trunc i%u %s to i%u", o->r, sw, t, dw);
+        return o->r;
+    }
+    if (!sign) return int_conv(o, v, sw, dw, false);
+    const char *t = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
+    ll_inst(ll, "%s = sext i%u %s to i%u", t, sw, v, dw);
+    ll_inst(ll, "%s = urem i%u %s, %s", o->r, dw, t, n);
+    return o->r;
+}
+
 static const char *op_bitcast(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
@@ -248,6 +301,8 @@ static const char *op_core(const Op *o) {
         static const char *names[4] = {"add", "sub", "mul", "shl"};
         const char *inst = ll_str(ll, "%s%s%s", names[o->sub & 3], m & 2 ? " nuw" : "", m & 1 ? " nsw" : "");
         MimDef *p = arg(o, 0);
+        uint64_t s;
+        if (odd_size(o, &s)) return wrap_modulo(o, names[o->sub & 3], inst, s, comp(o, p, 0), comp(o, p, 1));
         return bin(o, inst, comp(o, p, 0), comp(o, p, 1));
     }
     case MIM_core_div: {
@@ -281,6 +336,8 @@ static const char *op_core(const Op *o) {
         MimDef *x = arg(o, 0);
         unsigned sw = ll_int_width(ll, ll_typeof(x)), dw = ll_int_width(ll, ll_typeof(o->app));
         if (!sw || !dw) return unsupported(o, "conversion between non-literal sizes");
+        uint64_t s;
+        if (odd_size(o, &s)) return conv_modulo(o, val(o, x), sw, dw, id == MIM_core_conv_s, s);
         return int_conv(o, val(o, x), sw, dw, id == MIM_core_conv_s);
     }
     case MIM_core_bitcast: return op_bitcast(o);

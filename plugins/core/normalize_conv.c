@@ -31,7 +31,8 @@ MimDef *normalize_conv(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     }
     if (known && core_lit(arg, &v)) {
         if (sub == CONV_U) return mim_lit(w, type, core_mod(v, ld));
-        if (sign_extend(v, core_width(ls), core_width(ld), &r)) return mim_lit(w, type, r);
+        /* reduced modulo a size that is no power of two, as the back end does */
+        if (sign_extend(v, core_width(ls), core_width(ld), &r)) return mim_lit(w, type, core_mod(r, ld));
     }
     return mim_raw_app(w, type, callee, arg);
 }
