@@ -113,6 +113,13 @@ MimDef *mim_raw_app(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg);
  * kinds they do not handle specially. type is ignored for kinds whose type
  * is inferred. */
 MimDef *mim_rebuild(MimWorld *w, MimDef *d, MimDef *type, MimDef *const *ops);
+/* The operands of d mapped in order by f, each resolved first:
+ * ops[i] = f(ctx, d's operand i) (ops has room for d's operands). False as
+ * soon as an operand is missing or f returns NULL; *changed is set when a
+ * result differs from d's operand. The loop of a rewrite that rebuilds d
+ * from converted operands (then mim_rebuild, or d itself if unchanged). */
+bool mim_map_ops(MimWorld *w, MimDef *d, MimDef *(*f)(void *ctx, MimDef *op), void *ctx, MimDef **ops,
+                 bool *changed);
 MimDef *mim_app_callee(const MimDef *app);
 MimDef *mim_app_arg(const MimDef *app);
 MimDef *mim_app_axiom(const MimDef *app); /* head axiom of a curried app chain, or NULL */

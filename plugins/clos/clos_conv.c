@@ -147,6 +147,8 @@ static bool is_returning(Conv *cv, MimDef *pi) {
 
 static MimDef *conv_type(Conv *cv, MimDef *T);
 static MimDef *conv_const(Conv *cv, MimDef *d);
+/* conv_const as the operand map of mim_map_ops */
+static MimDef *conv_const_op(void *cv, MimDef *d) { return conv_const(cv, d); }
 
 /* The converted components of a Cn domain; env inserted at 1 if `env`,
  * the last one a plain continuation if the type is returning, a dummy
@@ -212,14 +214,8 @@ static MimDef *conv_type(Conv *cv, MimDef *T) {
     if (pi) {
         res = clos_type(cv, pi);
     } else if (mim_def_num_ops(T) && mim_def_node(T) != MIM_AXIOM) {
-        size_t n = mim_def_num_ops(T);
-        MimDef **ops = mim_xcalloc(n, sizeof *ops);
-        bool ok = true, changed = false;
-        for (size_t i = 0; i < n && ok; i++) {
-            MimDef *op = mim_def_op(T, i);
-            ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
-            changed |= ok && ops[i] != op;
-        }
+        MimDef **ops = mim_xcalloc(mim_def_num_ops(T), sizeof *ops);
+        bool changed = false, ok = mim_map_ops(w, T, conv_const_op, cv, ops, &changed);
         res = !ok ? NULL : changed ? mim_rebuild(w, T, mim_def_type(T), ops) : T;
         free(ops);
     }
@@ -1144,12 +1140,7 @@ static MimDef *conv_const(Conv *cv, MimDef *d) {
     MimDef *done = mim_ptrmap_get(&cv->types, d);
     if (done) return done;
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
-    bool ok = true, changed = false;
-    for (size_t i = 0; i < n && ok; i++) {
-        MimDef *op = mim_def_op(d, i);
-        ok = (ops[i] = op ? conv_const(cv, mim_resolve(w, op)) : NULL) != NULL;
-        changed |= ok && ops[i] != op;
-    }
+    bool changed = false, ok = mim_map_ops(w, d, conv_const_op, cv, ops, &changed);
     MimDef *T = ok ? conv_const(cv, mim_def_type(d)) : NULL;
     changed |= T != mim_def_type(d);
     MimDef *res = !ok || !T ? NULL : changed ? mim_rebuild(w, d, T, ops) : d;

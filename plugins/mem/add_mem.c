@@ -45,6 +45,10 @@ typedef struct Body {
 } Body;
 
 static MimDef *ext_type(AddMem *am, MimDef *T);
+static MimDef *ext_const(AddMem *am, MimDef *d);
+/* ext_type and ext_const as operand maps of mim_map_ops */
+static MimDef *ext_type_op(void *am, MimDef *T) { return ext_type(am, T); }
+static MimDef *ext_const_op(void *am, MimDef *d) { return ext_const(am, d); }
 static MimDef *rewrite(AddMem *am, Body *b, MimDef *d);
 
 /* Components of a domain, a dependent (mutable) Σ included. */
@@ -141,11 +145,7 @@ static MimDef *ext_type(AddMem *am, MimDef *T) {
     case MIM_SIGMA: {
         size_t n = mim_def_num_ops(T);
         MimDef **ops = mim_xcalloc(n ? n : 1, sizeof *ops);
-        bool ok = true, changed = false;
-        for (size_t i = 0; i < n && ok; i++) {
-            ok = (ops[i] = ext_type(am, mim_def_op(T, i))) != NULL;
-            changed |= ok && ops[i] != mim_def_op(T, i);
-        }
+        bool changed = false, ok = mim_map_ops(w, T, ext_type_op, am, ops, &changed);
         res = !ok ? NULL : changed ? mim_sigma(w, ops, n) : T;
         free(ops);
         break;
@@ -175,12 +175,7 @@ static MimDef *ext_const(AddMem *am, MimDef *d) {
     MimDef *done = mim_ptrmap_get(&am->types, d);
     if (done) return done;
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
-    bool ok = true, changed = false;
-    for (size_t i = 0; i < n && ok; i++) {
-        MimDef *op = mim_def_op(d, i);
-        ok = (ops[i] = op ? ext_const(am, mim_resolve(w, op)) : NULL) != NULL;
-        changed |= ok && ops[i] != op;
-    }
+    bool changed = false, ok = mim_map_ops(w, d, ext_const_op, am, ops, &changed);
     MimDef *nT = ok ? ext_const(am, T) : NULL;
     changed |= nT != T;
     MimDef *res = !ok || !nT ? NULL : changed ? mim_rebuild(w, d, nT, ops) : d;

@@ -57,3 +57,13 @@ MimDef *mim_stub(MimWorld *w, MimDef *m, MimDef *type) {
 MimDef *mim_rebuild(MimWorld *w, MimDef *d, MimDef *type, MimDef *const *ops) {
     return d && !d->is_mut ? mim_def_rebuild(w, d, type, ops) : NULL;
 }
+
+bool mim_map_ops(MimWorld *w, MimDef *d, MimDef *(*f)(void *ctx, MimDef *op), void *ctx, MimDef **ops,
+                 bool *changed) {
+    for (uint32_t i = 0; i < d->num_ops; ++i) {
+        MimDef *op = d->ops[i];
+        if (!op || !(ops[i] = f(ctx, mim_resolve(w, op)))) return false;
+        *changed |= ops[i] != op;
+    }
+    return true;
+}
