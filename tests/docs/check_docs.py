@@ -17,13 +17,14 @@ The fence-info convention (docs/doc-blocks.md describes it for writers):
   ```mim error           mim must fail; the next ```text output block is
                          contained in its stderr (file name shown as FILE)
   ```c                   a C translation unit: compiled (-std=c17 -Wall
-                         -Wextra -Wpedantic -Werror) against include/ and the
-                         build's generated headers
+                         -Wextra -Wpedantic -Werror) against include/, the
+                         build's generated headers and the work directory
   ```c run               also linked with libmim and run (as mim run)
   ```c main              the statements of a main function (its #include
                          lines go first), linked with libmim and run
   ```sh run              run by bash -e in the work directory; the next
                          ```text output block, if any, is its exact stdout
+                         (gid digits of names not compared, as for print)
   ```LANG fragment: WHY  not run; the reason is mandatory
   ```text                never run (grammar, output shown for reading)
 
@@ -109,6 +110,11 @@ def run(cmd, cwd, env, stdin=None, timeout=300):
 
 def norm_lines(text):
     return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
+
+
+def norm_gids(text):
+    """Output with the gid digits of printed names (x_123) hidden."""
+    return re.sub(r"_[0-9]+", "_N", norm_lines(text))
 
 
 def norm_print(text):
@@ -226,7 +232,7 @@ class Checker:
                 text = "\n".join(head + ["#include <stdio.h>", "int main(void) {"] + body + ["    return 0;", "}", ""])
             with open(src, "w", encoding="utf-8") as f:
                 f.write(text)
-        inc = ["-I", os.path.join(self.root, "include"), "-I", os.path.join(self.build, "include")]
+        inc = ["-I", os.path.join(self.root, "include"), "-I", os.path.join(self.build, "include"), "-I", d]
         flags = ["-std=c17", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
         if "run" not in b.flags and "main" not in b.flags:
             r = run([self.clang, *flags, *inc, "-fsyntax-only", name], d, self.env)
@@ -257,7 +263,7 @@ class Checker:
         self.compare(b, r.stdout)
 
     def compare(self, b, got):
-        if b.expected is not None and norm_lines(b.expected) != norm_lines(got):
+        if b.expected is not None and norm_gids(b.expected) != norm_gids(got):
             self.fail(b, "output differs", "expected:\n" + b.expected + "got:\n" + got)
 
 
