@@ -82,6 +82,27 @@ def parse_blocks(path, rel):
     return blocks
 
 
+def indented_blocks(path):
+    """Line numbers of indented code blocks (four spaces after a blank line,
+    outside lists and fences): they would escape the check, so they are
+    errors; write a fence instead."""
+    found, fenced, inlist, prev = [], False, False, ""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced:
+                if re.match(r"^\s*([*+-]|\d+\.)\s", line):
+                    inlist = True
+                elif line.strip() and not line.startswith(" "):
+                    inlist = False
+                if line.startswith("    ") and line.strip() and not prev.strip() and not inlist:
+                    found.append(n)
+            prev = line
+    return found
+
+
 def attach_outputs(blocks, errors):
     """Gives every ```text output block to the runnable block before it."""
     kept = []
@@ -154,6 +175,8 @@ class Checker:
 
     def check_doc(self, path):
         rel = os.path.relpath(path, self.root)
+        for n in indented_blocks(path):
+            self.errors.append(f"{rel}:{n}: indented code block: write it as a fenced block (```LANG ...)")
         blocks = attach_outputs(parse_blocks(path, rel), self.errors)
         d = self.workdir(rel)
         for i, b in enumerate(blocks):
