@@ -216,8 +216,9 @@ class Checker:
             r = run(args + ["-o", "/dev/null"], d, self.env)
             if r.returncode == 0:
                 return self.fail(b, "mim accepted a block marked 'error'")
-            if "internal error" in r.stderr:
-                return self.fail(b, "mim reported an internal error", r.stderr)
+            if r.returncode != 1 or "internal error" in r.stderr:
+                # an error in the program is exit 1; anything else is a crash or a bug
+                return self.fail(b, f"mim crashed or reported an internal error (exit {r.returncode})", r.stderr)
             got = r.stderr.replace(name, "FILE")
             if b.expected is not None and norm_lines(b.expected) not in norm_lines(got):
                 self.fail(b, "diagnostics differ", "expected:\n" + b.expected + "got:\n" + got)
