@@ -58,6 +58,7 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     void **gen = mim_ptrmap_find(&w->reduce_gen, mut);
     if (gen) *gen = (void *)((uintptr_t)*gen + 1);
     w->mut_epoch++;
+    if (mut->node == MIM_INFER) w->hole_epoch++; /* eliminations may differ now (infer.c) */
 
     MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */

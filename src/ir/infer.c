@@ -33,10 +33,21 @@ MimDef *mim_resolve(MimWorld *w, MimDef *d) {
      * holes is rebuilt with the solutions (§7.1). */
     if (!root->is_mut && (root->node == MIM_TUPLE || root->node == MIM_TYPE) &&
         (root->dep & MIM_DEP_INFER)) {
+        /* The elimination of a node depends only on the holes it reaches:
+         * if it left the node as it was and no hole has changed since, it
+         * would again, so it is skipped. */
+        struct MimElimClean *clean = &w->elim_clean[(root->gid * 0x9e3779b1u) >> 24];
+        if (clean->def == root && clean->epoch == w->hole_epoch + 1) return root;
+        uint32_t gid = w->gid;
         MimDef *rebuilt = mim_eliminate_holes(w, root);
         if (rebuilt && rebuilt != root) {
             root = rebuilt;
             if (d->node == MIM_INFER && d->ops[0]) d->ops[0] = root; /* cache it */
+        } else if (rebuilt == root && gid == w->gid && !w->frozen) {
+            /* not when it built nodes (gids are consumed even if the
+             * result is the node itself) or could not (frozen) */
+            clean->def = root;
+            clean->epoch = w->hole_epoch + 1;
         }
     }
     return root;

@@ -289,6 +289,10 @@ MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
     if (!e || !mut || !arg) return NULL;
     MimDef *var = mut->is_mut ? mim_mut_has_var(mut) : NULL;
     if (!var) return e; /* nothing can refer to a variable that was never made */
+    /* What the rewrite would do first, and all it would do for a node
+     * without variables and mutables (subst_hook). */
+    MimDef *r = mim_res(w, e);
+    if (r && is_const(r)) return r;
     MimSubst s;
     mim_subst_init(&s, w, var, arg);
     MimDef *res = mim_subst_rewrite(&s, e);

@@ -88,6 +88,11 @@ struct MimWorld {
     uintptr_t beta_stack_base; /* stack position of the outermost β-reduction */
     size_t stack_budget;      /* bytes of stack nested β-reductions may use */
     uint64_t mut_epoch;   /* bumped whenever a mutable's operands change */
+    uint64_t hole_epoch;  /* bumped whenever a hole is solved, re-opened or retyped */
+    struct MimElimClean { /* nodes whose hole elimination found nothing to do (infer.c) */
+        const MimDef *def;
+        uint64_t epoch;   /* hole_epoch + 1 at that time (0 = empty entry) */
+    } elim_clean[256];
 };
 
 #endif
