@@ -18,6 +18,8 @@
 #ifndef MIM_SESSION_H
 #define MIM_SESSION_H
 
+#include "mim/api.h"
+
 #include "mim/loc.h"
 #include "mim/world.h"
 
@@ -25,35 +27,43 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct MimSession MimSession;
 
 /* Plugin search directories in priority order after the current directory
  * (like -P); then MIM_PLUGIN_PATH, then the `mim` directory next to the
  * libmim shared library, then <install prefix>/lib/mim. */
-MimSession *mim_session_new(const char *const *plugin_dirs, size_t num_dirs);
-void mim_session_free(MimSession *s);
+MIM_API MimSession *mim_session_new(const char *const *plugin_dirs, size_t num_dirs);
+MIM_API void mim_session_free(MimSession *s);
 
 /* Requests plugin `name` (its library and NAME.mim). Before build only. */
-bool mim_session_plugin(MimSession *s, const char *name);
+MIM_API bool mim_session_plugin(MimSession *s, const char *name);
 /* Adds Mim source text as the session's program (at most one; it may itself
  * `import`/`plugin` further files). `path` names it in diagnostics. */
-bool mim_session_source(MimSession *s, const char *path, const char *text, size_t len);
+MIM_API bool mim_session_source(MimSession *s, const char *path, const char *text, size_t len);
 /* Parses, binds, loads the requested libraries and emits everything into the
  * World. Returns false on any error (see mim_session_print_diag). */
-bool mim_session_build(MimSession *s);
+MIM_API bool mim_session_build(MimSession *s);
 
 /* The optimizer of `mim -O<level>` (cli.md §3): 1 = the cleanup, 2 = the
  * program's compilation pipeline (`_compile`, or `_default_compile` when
  * the `opt` plugin was requested, or `_fallback_compile`). After build only;
  * afterwards mim_session_world returns the optimized World. */
-bool mim_session_optimize(MimSession *s, int level);
+MIM_API bool mim_session_optimize(MimSession *s, int level);
 /* Runs the back end registered under `name` by a loaded plugin (e.g. "ll"
  * from core: textual LLVM IR) on the current World. */
-bool mim_session_emit(MimSession *s, const char *backend, FILE *out);
+MIM_API bool mim_session_emit(MimSession *s, const char *backend, FILE *out);
 
-MimWorld *mim_session_world(MimSession *s);
-bool mim_session_is_loaded(const MimSession *s, const char *plugin);
+MIM_API MimWorld *mim_session_world(MimSession *s);
+MIM_API bool mim_session_is_loaded(const MimSession *s, const char *plugin);
 /* Prints front-end and World diagnostics (`file:row:col: error: …`). */
-void mim_session_print_diag(MimSession *s, FILE *out);
+MIM_API void mim_session_print_diag(MimSession *s, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
