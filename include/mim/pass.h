@@ -27,6 +27,7 @@
 #include "mim/api.h"
 
 #include "mim/def.h"
+#include "mim/ptrmap.h" /* passes keep their state in maps */
 #include "mim/world.h"
 
 #include <stdbool.h>
