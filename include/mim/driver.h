@@ -52,8 +52,10 @@ typedef struct MimOptions {
 
 MIM_API void mim_options_init(MimOptions *o);
 
-/* Search paths of cli.md §4.1 (the first is ""). Returns the number written;
- * each entry is heap-allocated, free with mim_search_paths_free. */
+/* Search paths of cli.md §4.1 (the first is "", the current directory, used
+ * for `.mim` files only: plugin libraries are looked up there only if it is
+ * also given as a -P directory, "."). Returns the number written; each
+ * entry is heap-allocated, free with mim_search_paths_free. */
 MIM_API size_t mim_search_paths(const MimOptions *o, char **out, size_t max);
 MIM_API void mim_search_paths_free(char **paths, size_t n);
 
