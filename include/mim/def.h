@@ -4,11 +4,17 @@
 #ifndef MIM_DEF_H
 #define MIM_DEF_H
 
+#include "mim/api.h"
+
 #include "mim/loc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct MimDef MimDef;
 typedef struct MimWorld MimWorld;
@@ -33,31 +39,35 @@ enum {
     MIM_DEP_PROXY = 1 << 4,
 };
 
-const char *mim_node_name(MimNode n); /* lower case: "pi", "lam", "univ", ... */
+MIM_API const char *mim_node_name(MimNode n); /* lower case: "pi", "lam", "univ", ... */
 
-MimNode mim_def_node(const MimDef *d);
-uint32_t mim_def_gid(const MimDef *d);
-uint64_t mim_def_flags(const MimDef *d);
-MimDef *mim_def_type(const MimDef *d);   /* NULL only for Univ */
-size_t mim_def_num_ops(const MimDef *d);
-MimDef *mim_def_op(const MimDef *d, size_t i); /* NULL if a mutable's op is unset */
-MimSym mim_def_name(const MimDef *d);
-MimLoc mim_def_loc(const MimDef *d);
-bool mim_def_is_mut(const MimDef *d);
-bool mim_def_is_external(const MimDef *d);
-bool mim_def_is_set(const MimDef *d); /* mutable: no ops or last op set; immutable: true */
-unsigned mim_def_dep(const MimDef *d);
-bool mim_def_is_const(const MimDef *d); /* neither Mut nor Var dependency */
+MIM_API MimNode mim_def_node(const MimDef *d);
+MIM_API uint32_t mim_def_gid(const MimDef *d);
+MIM_API uint64_t mim_def_flags(const MimDef *d);
+MIM_API MimDef *mim_def_type(const MimDef *d);   /* NULL only for Univ */
+MIM_API size_t mim_def_num_ops(const MimDef *d);
+MIM_API MimDef *mim_def_op(const MimDef *d, size_t i); /* NULL if a mutable's op is unset */
+MIM_API MimSym mim_def_name(const MimDef *d);
+MIM_API MimLoc mim_def_loc(const MimDef *d);
+MIM_API bool mim_def_is_mut(const MimDef *d);
+MIM_API bool mim_def_is_external(const MimDef *d);
+MIM_API bool mim_def_is_set(const MimDef *d); /* mutable: no ops or last op set; immutable: true */
+MIM_API unsigned mim_def_dep(const MimDef *d);
+MIM_API bool mim_def_is_const(const MimDef *d); /* neither Mut nor Var dependency */
 
 /* Literal payload; true iff d is a Lit (through hole resolution). */
-bool mim_def_lit(const MimDef *d, uint64_t *value);
+MIM_API bool mim_def_lit(const MimDef *d, uint64_t *value);
 /* Pi: implicit bit. */
-bool mim_pi_is_implicit(const MimDef *pi);
+MIM_API bool mim_pi_is_implicit(const MimDef *pi);
 /* Pi whose codomain is a Bot node. */
-bool mim_pi_is_cn(const MimDef *pi);
+MIM_API bool mim_pi_is_cn(const MimDef *pi);
 
 /* Operand form of d as printed in error messages (no gids); heap string,
  * caller frees (defined in src/ir/print.c; used by back ends' diagnostics). */
-char *mim_def_to_str(MimWorld *w, const MimDef *d);
+MIM_API char *mim_def_to_str(MimWorld *w, const MimDef *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,10 +3,16 @@
 #ifndef MIM_DRIVER_H
 #define MIM_DRIVER_H
 
+#include "mim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define MIM_VERSION "0.1"
 #define MIM_MAX_PATHS 64
@@ -44,14 +50,20 @@ typedef struct MimOptions {
     bool exiting;
 } MimOptions;
 
-void mim_options_init(MimOptions *o);
+MIM_API void mim_options_init(MimOptions *o);
 
-/* Search paths of cli.md §4.1 (the first is ""). Returns the number written;
- * each entry is heap-allocated, free with mim_search_paths_free. */
-size_t mim_search_paths(const MimOptions *o, char **out, size_t max);
-void mim_search_paths_free(char **paths, size_t n);
+/* Search paths of cli.md §4.1 (the first is "", the current directory, used
+ * for `.mim` files only: plugin libraries are looked up there only if it is
+ * also given as a -P directory, "."). Returns the number written; each
+ * entry is heap-allocated, free with mim_search_paths_free. */
+MIM_API size_t mim_search_paths(const MimOptions *o, char **out, size_t max);
+MIM_API void mim_search_paths_free(char **paths, size_t n);
 
 /* One whole run: returns the process exit code (0 or 1). Messages go to err. */
-int mim_run(const MimOptions *o, FILE *err);
+MIM_API int mim_run(const MimOptions *o, FILE *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

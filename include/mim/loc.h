@@ -3,10 +3,16 @@
 #ifndef MIM_LOC_H
 #define MIM_LOC_H
 
+#include "mim/api.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* 1-based row and column (columns count Unicode code points). row 0 = unknown. */
 typedef struct MimPos {
@@ -35,23 +41,27 @@ typedef struct MimDiag {
     unsigned num_errors, num_warnings;
 } MimDiag;
 
-void mim_diag_init(MimDiag *d);
-void mim_diag_free(MimDiag *d);
-void mim_diag_clear(MimDiag *d);
+MIM_API void mim_diag_init(MimDiag *d);
+MIM_API void mim_diag_free(MimDiag *d);
+MIM_API void mim_diag_clear(MimDiag *d);
 #if defined(__GNUC__)
 #define MIM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MIM_PRINTF(f, a)
 #endif
-void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) MIM_PRINTF(4, 5);
-void mim_diag_vreport(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap)
+MIM_API void mim_diag_report(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, ...) MIM_PRINTF(4, 5);
+MIM_API void mim_diag_vreport(MimDiag *d, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap)
     MIM_PRINTF(4, 0);
 /* Append all messages of src to dst (src is left unchanged). */
-void mim_diag_append(MimDiag *dst, const MimDiag *src);
+MIM_API void mim_diag_append(MimDiag *dst, const MimDiag *src);
 /* Print `loc: severity: text` lines; colors only if `color`. */
-void mim_diag_print(const MimDiag *d, FILE *out, bool color);
-void mim_loc_print(MimLoc loc, FILE *out);
+MIM_API void mim_diag_print(const MimDiag *d, FILE *out, bool color);
+MIM_API void mim_loc_print(MimLoc loc, FILE *out);
 /* Location spanning from a's begin to b's end. */
-MimLoc mim_loc_span(MimLoc a, MimLoc b);
+MIM_API MimLoc mim_loc_span(MimLoc a, MimLoc b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,11 +24,18 @@
 #ifndef MIM_PASS_H
 #define MIM_PASS_H
 
+#include "mim/api.h"
+
 #include "mim/def.h"
+#include "mim/ptrmap.h" /* passes keep their state in maps */
 #include "mim/world.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define MIM_PM_MAX_ROUNDS 16
 
@@ -58,42 +65,42 @@ struct MimPass {
 };
 
 /* ---- what a pass may ask during a traversal ------------------------------ */
-MimWorld *mim_pass_world(const MimPass *p);
+MIM_API MimWorld *mim_pass_world(const MimPass *p);
 /* The mutable whose operands are being rebuilt (NULL in prepare/finish). */
-MimDef *mim_pass_cur(const MimPass *p);
+MIM_API MimDef *mim_pass_cur(const MimPass *p);
 /* Ask for one more traversal (fixed-point passes). */
-void mim_pass_changed(MimPass *p);
+MIM_API void mim_pass_changed(MimPass *p);
 /* Report an error in the program (e.g. operands a lowering cannot take) at
  * loc; the hook then returns NULL and the run stops with this message alone
  * (without it, a NULL from a hook is reported as an internal error). */
-void mim_pass_error(MimPass *p, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
+MIM_API void mim_pass_error(MimPass *p, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
 /* Uses of a mutable in the program as it was before this traversal (every
  * occurrence as an operand of a reachable node, counted once per distinct
  * node and operand position; externals count one extra use). *callee gets
  * the number of those uses that are operand 0 of an App. 0 for unknown or
  * newly created nodes. */
-unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee);
+MIM_API unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee);
 /* Rewrite a node with the running manager (e.g. the operands of a node a
  * pass builds itself). */
-MimDef *mim_pass_rewrite(MimPass *p, MimDef *def);
+MIM_API MimDef *mim_pass_rewrite(MimPass *p, MimDef *def);
 
 /* ---- helpers for passes -------------------------------------------------- */
 /* An external lambda whose name starts with prefix: what internal_cleanup
  * makes internal (compile.md §6: prefix `internal_`); plugins' cleanup
  * passes use their own prefixes (`internal_mapRed_`, `internal_diff_`). */
-bool mim_is_prefixed_external(const MimDef *d, const char *prefix);
+MIM_API bool mim_is_prefixed_external(const MimDef *d, const char *prefix);
 /* A mutable Lam with a body that is not external (opt.md §4). */
-bool mim_is_workable_lam(const MimDef *d);
+MIM_API bool mim_is_workable_lam(const MimDef *d);
 /* The i-th variable projection of a binder with literal arity n. */
-MimDef *mim_var_proj(MimWorld *w, MimDef *mut, uint64_t n, uint64_t i);
+MIM_API MimDef *mim_var_proj(MimWorld *w, MimDef *mut, uint64_t n, uint64_t i);
 /* Does `d` (transitively, not entering mutables other than through their
  * free variables) refer to the variable of mut? */
-bool mim_mentions_var(MimWorld *w, MimDef *d, MimDef *mut);
+MIM_API bool mim_mentions_var(MimWorld *w, MimDef *d, MimDef *mut);
 /* A pass that copies `lam` into a lambda with other parameters substitutes
  * lam's variable by a tuple of the new parameters: a projection of lam's
  * variable passes its name on, lam's variable itself (one parameter) does
  * not. This gives `param` (the new parameter standing for it) that name. */
-void mim_name_like_var(MimDef *param, const MimDef *lam);
+MIM_API void mim_name_like_var(MimDef *param, const MimDef *lam);
 
 /* ---- phases --------------------------------------------------------------- */
 typedef struct MimPhaseClass {
@@ -114,44 +121,48 @@ struct MimPhase {
 /* ---- the pipeline builder (compile.md §3.2) ------------------------------- */
 /* Interpret a pipeline part: one β-step for a Mim lambda callee, then the
  * handler registered for the head axiom. */
-bool mim_pipeline_handle(MimPipeline *pb, MimDef *part);
+MIM_API bool mim_pipeline_handle(MimPipeline *pb, MimDef *part);
 /* Add pass `cls` for the axiom application `app` to the open pass manager
  * (opening a single-pass phase if none is open). An instance of the same
  * class already in that manager is reused; *fresh tells whether the returned
  * instance is new (its fields beyond MimPass are zero-initialised then). */
-MimPass *mim_pipeline_add_pass(MimPipeline *pb, MimDef *app, const MimPassClass *cls,
+MIM_API MimPass *mim_pipeline_add_pass(MimPipeline *pb, MimDef *app, const MimPassClass *cls,
                                bool *fresh);
 /* Remember that `app` stands for no pass (%compile.nullptr_pass). */
-void mim_pipeline_add_none(MimPipeline *pb, MimDef *app);
+MIM_API void mim_pipeline_add_none(MimPipeline *pb, MimDef *app);
 /* The instance remembered for the node (NULL = none or never registered). */
-MimPass *mim_pipeline_pass_of(MimPipeline *pb, MimDef *node);
+MIM_API MimPass *mim_pipeline_pass_of(MimPipeline *pb, MimDef *node);
 /* Append a phase instance of cls (zero-initialised beyond MimPhase). */
-MimPhase *mim_pipeline_add_phase(MimPipeline *pb, const MimPhaseClass *cls);
-void mim_pipeline_begin_pass_phase(MimPipeline *pb);
-void mim_pipeline_end_pass_phase(MimPipeline *pb);
-bool mim_pipeline_plugin_loaded(const MimPipeline *pb, const char *name);
-MimWorld *mim_pipeline_world(const MimPipeline *pb);
+MIM_API MimPhase *mim_pipeline_add_phase(MimPipeline *pb, const MimPhaseClass *cls);
+MIM_API void mim_pipeline_begin_pass_phase(MimPipeline *pb);
+MIM_API void mim_pipeline_end_pass_phase(MimPipeline *pb);
+MIM_API bool mim_pipeline_plugin_loaded(const MimPipeline *pb, const char *name);
+MIM_API MimWorld *mim_pipeline_world(const MimPipeline *pb);
 /* Report an error about a pipeline part at the World's location. */
-void mim_pipeline_error(MimPipeline *pb, MimDef *part, const char *msg);
-void mim_pipeline_warn(MimPipeline *pb, MimDef *part, const char *msg);
+MIM_API void mim_pipeline_error(MimPipeline *pb, MimDef *part, const char *msg);
+MIM_API void mim_pipeline_warn(MimPipeline *pb, MimDef *part, const char *msg);
 
 /* ---- the standard passes (implemented in libmim, registered by compile) --- */
-extern const MimPassClass mim_beta_red_pass;
-extern const MimPassClass mim_eta_red_pass;
-extern const MimPassClass mim_eta_exp_pass;       /* link: MimPass *eta_red */
-extern const MimPassClass mim_scalarize_pass;     /* link: MimPass *eta_exp */
-extern const MimPassClass mim_tail_rec_elim_pass; /* link: MimPass *eta_red */
-extern const MimPassClass mim_lam_spec_pass;
-extern const MimPassClass mim_ret_wrap_pass;
-extern const MimPassClass mim_internal_cleanup_pass;
-extern const MimPassClass mim_debug_print_pass;
+MIM_API extern const MimPassClass mim_beta_red_pass;
+MIM_API extern const MimPassClass mim_eta_red_pass;
+MIM_API extern const MimPassClass mim_eta_exp_pass;       /* link: MimPass *eta_red */
+MIM_API extern const MimPassClass mim_scalarize_pass;     /* link: MimPass *eta_exp */
+MIM_API extern const MimPassClass mim_tail_rec_elim_pass; /* link: MimPass *eta_red */
+MIM_API extern const MimPassClass mim_lam_spec_pass;
+MIM_API extern const MimPassClass mim_ret_wrap_pass;
+MIM_API extern const MimPassClass mim_internal_cleanup_pass;
+MIM_API extern const MimPassClass mim_debug_print_pass;
 /* Link a pass to another instance (NULL = none) after mim_pipeline_add_pass. */
-void mim_pass_link(MimPass *p, MimPass *other);
+MIM_API void mim_pass_link(MimPass *p, MimPass *other);
 /* β-reduction: never inline this lambda (e.g. a specialized copy). */
-void mim_beta_red_keep(MimPass *beta_red, MimDef *lam);
+MIM_API void mim_beta_red_keep(MimPass *beta_red, MimDef *lam);
 /* η-expansion: `derived` counts as `original`. */
-void mim_eta_exp_derive(MimPass *eta_exp, MimDef *derived, MimDef *original);
+MIM_API void mim_eta_exp_derive(MimPass *eta_exp, MimDef *derived, MimDef *original);
 /* η-reduction: never reduce this wrapper. */
-void mim_eta_red_irreducible(MimPass *eta_red, MimDef *lam);
+MIM_API void mim_eta_red_irreducible(MimPass *eta_red, MimDef *lam);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

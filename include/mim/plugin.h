@@ -32,6 +32,8 @@
 #ifndef MIM_PLUGIN_H
 #define MIM_PLUGIN_H
 
+#include "mim/api.h"
+
 #include "mim/def.h"
 #include "mim/world.h"
 
@@ -39,6 +41,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define MIM_PLUGIN_ABI 1
 #define MIM_PLUGIN_ENTRY "mim_get_plugin"
@@ -118,41 +124,45 @@ typedef const MimPlugin *(*MimGetPlugin)(void);
 static inline uint64_t mim_annex_base(uint64_t id) { return id & ~(uint64_t)0xff; }
 static inline unsigned mim_annex_sub(uint64_t id) { return (unsigned)(id & 0xff); }
 static inline uint64_t mim_annex_plugin(uint64_t id) { return id & ~(uint64_t)0xffff; }
-uint64_t mim_axiom_id(const MimDef *axiom);
+MIM_API uint64_t mim_axiom_id(const MimDef *axiom);
 /* The sub-tag of the axiom heading a normalizer's callee (the axiom itself or
  * a curried application of it), e.g. 1 for `%refly.dbg.perm T`; 0 if there is
  * no axiom. */
-unsigned mim_callee_sub(const MimDef *callee);
+MIM_API unsigned mim_callee_sub(const MimDef *callee);
 
 /* ---- matching (paper Listing 3) ----------------------------------------- */
 /* d if it is a *fully applied* application (curry counter 0) whose head axiom
  * has exactly this id, or — for annexes that are not functions — the axiom
  * itself; else NULL. */
-MimDef *mim_match(MimDef *d, uint64_t id);
+MIM_API MimDef *mim_match(MimDef *d, uint64_t id);
 /* Like mim_match, for any sub-tag of the annex with this base id. */
-MimDef *mim_match_annex(MimDef *d, uint64_t base);
+MIM_API MimDef *mim_match_annex(MimDef *d, uint64_t base);
 /* Arguments of a curried application chain f a₀ a₁ … aₖ (head = axiom):
  * mim_app_num_args(app) = k+1, mim_app_nth_arg(app, i) = aᵢ. */
-size_t mim_app_num_args(const MimDef *app);
-MimDef *mim_app_nth_arg(const MimDef *app, size_t i);
+MIM_API size_t mim_app_num_args(const MimDef *app);
+MIM_API MimDef *mim_app_nth_arg(const MimDef *app, size_t i);
 /* Canonical operand order of commutative operations (plugins/README.md
  * §3.6): true if the pair (a, b) must be swapped — b is a literal, or a is
  * not a literal and was created after b. */
-bool mim_commute_swap(const MimDef *a, const MimDef *b);
+MIM_API bool mim_commute_swap(const MimDef *a, const MimDef *b);
 /* The tuple (a, b) (normalized: a pair of equal nodes is a pack). */
-MimDef *mim_pair(MimWorld *w, MimDef *a, MimDef *b);
+MIM_API MimDef *mim_pair(MimWorld *w, MimDef *a, MimDef *b);
 /* The parts of a returning function type `Cn [X, Cn Y]` (a CPS function, as
  * `fun` declares them; the domain a Σ of two, possibly dependent): *dom = X,
  * *ret = Y; false for any other type. */
-bool mim_cps_fn_parts(MimWorld *w, MimDef *type, MimDef **dom, MimDef **ret);
+MIM_API bool mim_cps_fn_parts(MimWorld *w, MimDef *type, MimDef **dom, MimDef **ret);
 /* The external function that implements an axiom in Mim, by the naming
  * convention of the interfaces: prefix + the axiom's name without its `%`,
  * dots as `_` (prefix "internal_diff_" and %core.wrap.add give
  * internal_diff_core_wrap_add); NULL if there is none. */
-MimDef *mim_annex_external(MimWorld *w, const MimDef *axiom, const char *prefix);
+MIM_API MimDef *mim_annex_external(MimWorld *w, const MimDef *axiom, const char *prefix);
 /* The annex registered under id in the World (only with its plugin loaded),
  * or NULL after recording "Axiom with ID '…' not found; demangled plugin name
  * is '…'" (semantics.md §12.3). */
-MimDef *mim_annex(MimWorld *w, uint64_t id);
+MIM_API MimDef *mim_annex(MimWorld *w, uint64_t id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

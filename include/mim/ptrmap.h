@@ -9,8 +9,14 @@
 #ifndef MIM_PTRMAP_H
 #define MIM_PTRMAP_H
 
+#include "mim/api.h"
+
 #include <stdbool.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct MimPtrMapSlot {
     const void *key;
@@ -31,22 +37,22 @@ typedef struct MimPtrMap {
  * it moves to the heap when it grows. buf must outlive the map's use, and m
  * must not be copied while it uses buf. Capacities and slot positions are the
  * same as without buf. */
-void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf);
+MIM_API void mim_ptrmap_lend(MimPtrMap *m, MimPtrMapSlot *buf);
 
-void mim_ptrmap_free(MimPtrMap *m);
-void mim_ptrmap_clear(MimPtrMap *m); /* keeps the storage */
+MIM_API void mim_ptrmap_free(MimPtrMap *m);
+MIM_API void mim_ptrmap_clear(MimPtrMap *m); /* keeps the storage */
 /* Make room for n entries without growing (big maps of known size). */
-void mim_ptrmap_reserve(MimPtrMap *m, size_t n);
+MIM_API void mim_ptrmap_reserve(MimPtrMap *m, size_t n);
 /* Slot of the value of key, or NULL if absent. Valid until the next put. */
-void **mim_ptrmap_find(const MimPtrMap *m, const void *key);
-void *mim_ptrmap_get(const MimPtrMap *m, const void *key); /* NULL if absent */
-bool mim_ptrmap_has(const MimPtrMap *m, const void *key);
+MIM_API void **mim_ptrmap_find(const MimPtrMap *m, const void *key);
+MIM_API void *mim_ptrmap_get(const MimPtrMap *m, const void *key); /* NULL if absent */
+MIM_API bool mim_ptrmap_has(const MimPtrMap *m, const void *key);
 /* Insert or overwrite. */
-void mim_ptrmap_put(MimPtrMap *m, const void *key, void *val);
+MIM_API void mim_ptrmap_put(MimPtrMap *m, const void *key, void *val);
 /* Insert unless present; returns true if inserted, else *old (if non-NULL)
  * receives the present value. */
-bool mim_ptrmap_add(MimPtrMap *m, const void *key, void *val, void **old);
-bool mim_ptrmap_remove(MimPtrMap *m, const void *key);
+MIM_API bool mim_ptrmap_add(MimPtrMap *m, const void *key, void *val, void **old);
+MIM_API bool mim_ptrmap_remove(MimPtrMap *m, const void *key);
 
 typedef struct MimPairMapSlot {
     const void *a, *b; /* a == NULL: empty slot */
@@ -59,11 +65,15 @@ typedef struct MimPairMap {
     MimPairMapSlot *lent; /* as for MimPtrMap */
 } MimPairMap;
 
-void mim_pairmap_lend(MimPairMap *m, MimPairMapSlot *buf); /* as mim_ptrmap_lend */
+MIM_API void mim_pairmap_lend(MimPairMap *m, MimPairMapSlot *buf); /* as mim_ptrmap_lend */
 
-void mim_pairmap_free(MimPairMap *m);
-void mim_pairmap_clear(MimPairMap *m);
-void **mim_pairmap_find(const MimPairMap *m, const void *a, const void *b);
-void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val);
+MIM_API void mim_pairmap_free(MimPairMap *m);
+MIM_API void mim_pairmap_clear(MimPairMap *m);
+MIM_API void **mim_pairmap_find(const MimPairMap *m, const void *a, const void *b);
+MIM_API void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

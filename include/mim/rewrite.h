@@ -14,18 +14,28 @@
 #ifndef MIM_REWRITE_H
 #define MIM_REWRITE_H
 
+#include "mim/api.h"
+
 #include "mim/def.h"
 #include "mim/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct MimRewriter MimRewriter;
 typedef MimDef *(*MimRewriteHook)(MimRewriter *rw, MimDef *old);
 
-MimWorld *mim_world_rewrite(MimWorld *old, MimRewriteHook hook, void *user);
+MIM_API MimWorld *mim_world_rewrite(MimWorld *old, MimRewriteHook hook, void *user);
 /* The rewritten node (memoized; NULL stays NULL). */
-MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
+MIM_API MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
 /* What the rewriter does without a hook. */
-MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old);
-MimWorld *mim_rewriter_world(const MimRewriter *rw); /* where the new nodes go */
-void *mim_rewriter_user(const MimRewriter *rw);
+MIM_API MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old);
+MIM_API MimWorld *mim_rewriter_world(const MimRewriter *rw); /* where the new nodes go */
+MIM_API void *mim_rewriter_user(const MimRewriter *rw);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

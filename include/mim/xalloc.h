@@ -4,14 +4,24 @@
 #ifndef MIM_XALLOC_H
 #define MIM_XALLOC_H
 
+#include "mim/api.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 
-void *mim_xmalloc(size_t n);
-void *mim_xcalloc(size_t n, size_t size);
-void *mim_xrealloc(void *p, size_t n);
-char *mim_xstrdup(const char *s);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+MIM_API void *mim_xmalloc(size_t n);
+MIM_API void *mim_xcalloc(size_t n, size_t size);
+MIM_API void *mim_xrealloc(void *p, size_t n);
+MIM_API char *mim_xstrdup(const char *s);
 /* Reports running out of memory and aborts: for sizes that cannot be represented. */
-_Noreturn void mim_xalloc_fail(void);
+MIM_API MIM_NORETURN void mim_xalloc_fail(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

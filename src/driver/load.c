@@ -1,5 +1,6 @@
 /* Loading plugin libraries (cli.md §4.2, include/mim/plugin.h): for each
- * search path D, `D/<name>` then `D/libmim_<name>.so`; the entry point
+ * search path D but the current directory, `D/<name>` then
+ * `D/libmim_<name>.so`; the entry point
  * mim_get_plugin returns the library's static tables, which are checked
  * (ABI version, name) and indexed for lookups by annex id. */
 #include "driver/load.h"
@@ -28,12 +29,15 @@ static bool is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* dlopen of the first candidate that exists and loads. A path without a
- * slash would make dlopen search the system library path, so the current
- * directory is spelled "./". */
+/* dlopen of the first candidate that exists and loads. The empty search
+ * path (the current directory, where `.mim` files are looked up first) is
+ * skipped: loading a library runs its code, so a library lying in whatever
+ * directory `mim` runs in is only loaded when the user names that
+ * directory (`-P .`; docs/decisions.md). */
 static void *open_library(const char *name, const char *const *paths, size_t num_paths) {
     for (size_t i = 0; i < num_paths; ++i) {
-        const char *dir = *paths[i] ? paths[i] : ".";
+        const char *dir = paths[i];
+        if (!*dir) continue;
         char path[4096];
         for (int form = 0; form < 2; ++form) {
             int len = form == 0 ? snprintf(path, sizeof path, "%s/%s", dir, name)

@@ -23,9 +23,9 @@ typedef struct MimRegistry {
     size_t num_libs, cap;
 } MimRegistry;
 
-/* Loads the library of plugin `name` from the first search path D (paths[0]
- * is "" = current directory) where `D/<name>` or `D/libmim_<name>.so` is a
- * loadable file; a second load of the same name is a no-op. On an error
+/* Loads the library of plugin `name` from the first search path D where
+ * `D/<name>` or `D/libmim_<name>.so` is a loadable file (the empty path "",
+ * the current directory, is skipped: it is searched only as ".", -P .); a second load of the same name is a no-op. On an error
  * (invalid name, no library found, no entry point, ABI or name mismatch)
  * returns false with the message text (without "error: ") in msg; the caller
  * reports it, located at a `plugin` directive or unlocated. */

@@ -87,6 +87,18 @@ static MimBinder *find(MimFe *fe, MimSym sym) {
 
 static bool is_anon(MimSym sym) { return sym[0] == '_' && sym[1] == '\0'; }
 
+/* `%p.tag` where p names an import or plugin that was not found: that
+ * directive's error says it all, the uses of its annexes are not reported
+ * again. */
+static bool of_missing_module(const MimFe *fe, MimSym sym) {
+    if (sym[0] != '%') return false;
+    const char *dot = strchr(sym + 1, '.');
+    size_t n = dot ? (size_t)(dot - sym - 1) : strlen(sym + 1);
+    for (size_t i = 0; i < fe->missing.len; ++i)
+        if (strlen(fe->missing.data[i]) == n && memcmp(fe->missing.data[i], sym + 1, n) == 0) return true;
+    return false;
+}
+
 /* A use of a name: its binder, or a dummy after reporting `'x' not found`. */
 static void use(MimFe *fe, MimAstExpr *e) {
     MimSym sym = e->u.id.sym;
@@ -94,7 +106,7 @@ static void use(MimFe *fe, MimAstExpr *e) {
     if (!b) {
         if (is_anon(sym))
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'_' cannot be used as an expression");
-        else
+        else if (!of_missing_module(fe, sym))
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
         b = mim_arena_alloc(&fe->arena, sizeof *b);
         b->kind = MIM_BINDER_DUMMY;

@@ -43,6 +43,7 @@ void mim_fe_free(MimFe *fe) {
     mim_vec_free(&fe->files);
     mim_vec_free(&fe->roots);
     mim_vec_free(&fe->root_names);
+    mim_vec_free(&fe->missing);
     mim_vec_free(&fe->order);
     mim_bind_free_(fe);
     mim_arena_free(&fe->arena);
@@ -309,7 +310,10 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
     struct timespec read_at = mim_fe_now_();
     char *text = mim_fe_read_file_(path, &len);
     if (!text) {
-        mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
+        /* A plugin that is nowhere: its name is what the user can act on. */
+        if (kw == MIM_TOK_PLUGIN && loc.begin.row) mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot open plugin '%s'", name);
+        else mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
+        mim_vec_push(&fe->missing, sym);
         free(path);
         return NULL;
     }

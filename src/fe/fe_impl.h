@@ -54,6 +54,7 @@ struct MimFe {
     MIM_VEC(MimFeFileRec *) files;  /* in opening order */
     MIM_VEC(MimAstModule *) roots;  /* plugins in order, then the input */
     MIM_VEC(MimSym) root_names;     /* the plugins as named (-p, implicit), opened or not */
+    MIM_VEC(MimSym) missing;        /* import/plugin names whose file was not found */
     MIM_VEC(MimAstModule *) order;  /* binding order (after mim_fe_bind) */
     MimAstModule *input;
     bool bound;

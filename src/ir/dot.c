@@ -158,3 +158,5 @@ void mim_print_dot(MimWorld *w, FILE *out, bool follow_types, bool all_annexes) 
     mim_printer_free(g.printer);
     mim_world_freeze(w, was_frozen);
 }
+
+void mim_world_print_dot(MimWorld *w, FILE *out) { mim_print_dot(w, out, false, false); }

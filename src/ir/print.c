@@ -863,3 +863,5 @@ const char *mim_printer_operand(MimPrinter *pr, const MimDef *d, size_t limit) {
     print_one(&pr->p, d, true, limit);
     return pr->p.out.data;
 }
+
+void mim_world_print(MimWorld *w, FILE *out) { mim_print_world(w, out, NULL, NULL, 0); }

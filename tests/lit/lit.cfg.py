@@ -23,3 +23,5 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
 config.environment.pop("MIM_PLUGIN_PATH", None)
 # The LLVM back end's tests compile the emitted .ll with clang 14 and run it.
 config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14") + " -Wno-override-module"))
+# The build directory itself (unit-test binaries, the install test).
+config.substitutions.append(("%build", build))
