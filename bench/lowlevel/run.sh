@@ -21,7 +21,7 @@ printf '%-16s %10s %10s %8s\n' benchmark "mim (s)" "C (s)" mim/C
 ratios=()
 for name in nbody fannkuch-redux mandelbrot spectral-norm matmul; do
     "$mim" "$here/$name.mim" $opt --output-ll "$work/$name.ll"
-    "$clang" -O3 -Wno-override-module "$work/$name.ll" "$here/${name}_main.c" -o "$work/$name-mim" -lm
+    "$clang" -O3 "$work/$name.ll" "$here/${name}_main.c" -o "$work/$name-mim" -lm
     "$clang" -O3 "$here/$name.c" "$here/${name}_main.c" -o "$work/$name-c" -lm
     t0=$(now); "$work/$name-mim" > "$work/$name-mim.out"
     t1=$(now); "$work/$name-c" > "$work/$name-c.out"

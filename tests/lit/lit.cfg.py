@@ -22,4 +22,4 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
         config.environment[var] = os.environ[var]
 config.environment.pop("MIM_PLUGIN_PATH", None)
 # The LLVM back end's tests compile the emitted .ll with clang 14 and run it.
-config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14") + " -Wno-override-module"))
+config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14")))
