@@ -5,6 +5,8 @@
 
 #include "driver/bootstrap.h"
 #include "driver/load.h"
+#include "driver/native.h"
+#include "driver/output.h"
 #include "driver/prelude.h"
 #include "driver/program.h"
 #include "fe/fe.h"
@@ -21,16 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* An output file named on the command line; "-" is stdout. */
-typedef struct Output {
-    const char *name;
-    FILE *f;
-} Output;
-
 typedef struct Run {
     const MimOptions *o;
     FILE *err;
-    Output ast, d, dot, h, ll, md, mim;
+    MimOutput ast, d, dot, h, ll, md, mim, exe, obj;
     char *paths[MIM_MAX_PATHS * 2 + 8];
     size_t num_paths;
     MimWorld *world;
@@ -49,50 +45,30 @@ static bool is_input(const Run *r, const char *name) {
     return in.st_dev == out.st_dev && in.st_ino == out.st_ino;
 }
 
-static bool open_output(Run *r, Output *out, const char *name) {
-    out->name = name;
-    if (!name) return true;
-    if (strcmp(name, "-") == 0) {
-        out->f = stdout;
-        return true;
-    }
-    if (is_input(r, name)) {
+static bool open_output(Run *r, MimOutput *out, const char *name) {
+    if (name && strcmp(name, "-") != 0 && is_input(r, name)) {
         fprintf(r->err, "error: output file '%s' is the input file\n", name);
         return false;
     }
-    out->f = fopen(name, "w");
-    if (!out->f) {
-        fprintf(r->err, "error: cannot open output file '%s'\n", name);
+    return mim_output_open(out, name, r->err);
+}
+
+/* --output-exe/--output-obj: a temporary path the C compiler writes. */
+static bool reserve_output(Run *r, MimOutput *out, const char *name) {
+    if (name && is_input(r, name)) {
+        fprintf(r->err, "error: output file '%s' is the input file\n", name);
         return false;
     }
-    return true;
+    return mim_output_reserve(out, name, r->err);
 }
 
-/* Flushes and closes an output (stdout is only flushed). The error flag of
- * the stream is sticky, so checking it here covers every earlier write: a
- * failed write (disk full, closed pipe) is reported, never ignored. */
-static bool close_output(Run *r, Output *out) {
-    if (!out->f) return true;
-    int err = 0;
-    if (fflush(out->f) != 0) err = errno;
-    bool ok = err == 0 && !ferror(out->f);
-    if (out->f != stdout && fclose(out->f) != 0 && ok) {
-        err = errno;
-        ok = false;
-    }
-    out->f = NULL;
-    if (!ok)
-        fprintf(r->err, "error: cannot write output file '%s': %s\n", out->name,
-                err ? strerror(err) : "write error");
-    return ok;
-}
-
-/* Closes every output; false if any failed. */
+/* Closes every output: those completely written replace their
+ * destination, the others vanish (output.h). False if any write failed. */
 static bool close_outputs(Run *r) {
-    Output *all[] = {&r->ast, &r->d, &r->dot, &r->h, &r->ll, &r->md, &r->mim};
+    MimOutput *all[] = {&r->ast, &r->d, &r->dot, &r->h, &r->ll, &r->md, &r->mim, &r->exe, &r->obj};
     bool ok = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-        if (!close_output(r, all[i])) ok = false;
+        if (!mim_output_close(all[i], r->err)) ok = false;
     return ok;
 }
 
@@ -101,7 +77,8 @@ static bool open_outputs(Run *r) {
     return open_output(r, &r->ast, o->out_ast) && open_output(r, &r->d, o->out_d) &&
            open_output(r, &r->dot, o->out_dot) && open_output(r, &r->h, o->out_h) &&
            open_output(r, &r->ll, o->out_ll) && open_output(r, &r->md, o->out_md) &&
-           open_output(r, &r->mim, o->out_mim);
+           open_output(r, &r->mim, o->out_mim) && reserve_output(r, &r->exe, o->out_exe) &&
+           reserve_output(r, &r->obj, o->out_obj);
 }
 
 static bool color_of(FILE *f) { return isatty(fileno(f)) != 0; }
@@ -258,6 +235,81 @@ static bool optimize(Run *r, long level) {
     return ok;
 }
 
+/* The `ll` back end's output on f; false after reporting an error. */
+static bool emit_ll(Run *r, FILE *f) {
+    MimBackendFn ll = mim_registry_backend(&r->plugins, "ll");
+    if (!ll) {
+        fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
+        return false;
+    }
+    if (!ll(r->world, f)) {
+        print_world_diag(r);
+        return false;
+    }
+    return true;
+}
+
+/* The LLVM IR of the program in memory (free *ir), for the C compiler and
+ * the JIT. */
+static bool ll_text(Run *r, char **ir, size_t *len) {
+    *ir = NULL;
+    *len = 0;
+    FILE *f = open_memstream(ir, len);
+    if (!f) {
+        fprintf(r->err, "error: out of memory\n");
+        return false;
+    }
+    bool ok = emit_ll(r, f);
+    if (fclose(f) != 0) ok = false;
+    if (!ok) {
+        free(*ir);
+        *ir = NULL;
+    }
+    return ok;
+}
+
+/* --output-obj and --output-exe: the C compiler writes each into the
+ * output's temporary (or the named file, when written directly). */
+static bool build_native(Run *r, long level) {
+    const MimOptions *o = r->o;
+    if (!o->out_exe && !o->out_obj) return true;
+    char *ir;
+    size_t len;
+    if (!ll_text(r, &ir, &len)) return false;
+    const char *cc = o->clang ? o->clang : MIM_DEFAULT_CC;
+    MimOutput *outs[] = {&r->obj, &r->exe};
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) {
+        MimOutput *out = outs[i];
+        if (!out->name) continue;
+        ok = mim_native_compile(cc, ir, len, out->tmp ? out->tmp : out->name, i == 0, level, o->links,
+                                o->num_links, r->err);
+        out->done = ok;
+    }
+    free(ir);
+    return ok;
+}
+
+/* --run: every output is final before the program runs (it may exit()
+ * itself); the program's exit code is the run's. */
+static int run_program(Run *r) {
+    const MimOptions *o = r->o;
+    char *ir;
+    size_t len;
+    if (!ll_text(r, &ir, &len)) return 1;
+    if (!close_outputs(r)) {
+        free(ir);
+        return 1;
+    }
+    char *argv0[] = {(char *)o->input, NULL};
+    int argc = o->run_argv ? o->run_argc : 1;
+    char **argv = o->run_argv ? o->run_argv : argv0;
+    int code = 1;
+    bool ok = mim_native_run(ir, len, argc, argv, (const char *const *)r->paths, r->num_paths, &code, r->err);
+    free(ir);
+    return ok ? code : 1;
+}
+
 static int run(Run *r) {
     const MimOptions *o = r->o;
     if (!open_outputs(r)) return 1;
@@ -275,19 +327,24 @@ static int run(Run *r) {
     mim_diag_init(&r->diag);
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);
 
-    if (!parse_all(r) || !emit_all(r)) return 1;
+    if (!parse_all(r)) return 1;
+    r->md.done = true;
+    if (!emit_all(r)) return 1;
 
     if (r->ast.f) mim_fe_print_ast(r->fe, r->ast.f);
+    r->ast.done = true;
     if (r->d.f) {
         if (!o->out_h) {
             fprintf(r->err, "error: --output-d requires --output-h\n");
             return 1;
         }
         write_deps(r);
+        r->d.done = true;
     }
     /* Step 11: the plugin header (outside bootstrap mode the file stays empty). */
     if (o->bootstrap && r->h.f && !mim_write_plugin_header(r->fe, mim_world_name(r->world), r->h.f, r->err))
         return 1;
+    r->h.done = true;
     long level = o->opt_level;
     if (o->bootstrap && level > 1) level = 1;
     if (level < 0 || level > 2) {
@@ -299,19 +356,13 @@ static int run(Run *r) {
     r->fe = NULL;
     if (level >= 1 && !optimize(r, level)) return 1;
     if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
+    r->dot.done = true;
     if (r->mim.f) write_mim(r);
-    if (r->ll.f) {
-        MimBackendFn ll = mim_registry_backend(&r->plugins, "ll");
-        if (!ll) {
-            fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
-            return 1;
-        }
-        if (!ll(r->world, r->ll.f)) {
-            print_world_diag(r);
-            return 1;
-        }
-    }
-    return 0;
+    r->mim.done = true;
+    if (r->ll.f && !emit_ll(r, r->ll.f)) return 1;
+    r->ll.done = true;
+    if (!build_native(r, level)) return 1;
+    return o->run ? run_program(r) : 0;
 }
 
 int mim_run(const MimOptions *o, FILE *err) {

@@ -23,3 +23,6 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
 config.environment.pop("MIM_PLUGIN_PATH", None)
 # The LLVM back end's tests compile the emitted .ll with clang 14 and run it.
 config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14")))
+# `mim --run` needs the JIT module, built when LLVM's C API was found.
+if os.path.exists(os.path.join(build, "lib", "mim", "libmim-jit.so")):
+    config.available_features.add("jit")
