@@ -270,11 +270,7 @@ static int parse_args(MimOptions *o, int argc, char **argv) {
             rest = i + 1;
             break;
         }
-        if (a[0] != '-' || a[1] == '\0') {
-            if (a[0] == '-') {
-                fprintf(stderr, "error: unknown option %s\n", a);
-                return 1;
-            }
+        if (a[0] != '-' || a[1] == '\0') { /* the input; "-" is stdin (docs/cli.md) */
             if (o->input) {
                 fprintf(stderr, "error: more than one input file given: '%s' and '%s'\n", o->input, a);
                 return 1;

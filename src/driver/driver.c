@@ -35,6 +35,9 @@ typedef struct Run {
     char **imports; /* the --output-mim header lines, taken from the front end */
     size_t num_imports;
     MimRegistry plugins; /* loaded libraries; closed after every World is freed */
+    bool color;          /* of diagnostics */
+    char *stdin_text;    /* the input when it is read from stdin ("-") */
+    size_t stdin_len;
 } Run;
 
 /* True if `name` is the input file itself (same device and inode): opening
@@ -81,13 +84,85 @@ static bool open_outputs(Run *r) {
            reserve_output(r, &r->obj, o->out_obj);
 }
 
-static bool color_of(FILE *f) { return isatty(fileno(f)) != 0; }
+/* Colours (--color): always, never, or on a terminal unless NO_COLOR is
+ * set to something (no-color.org). */
+static bool use_color(const MimOptions *o, FILE *f) {
+    if (o->color == MIM_COLOR_ALWAYS) return true;
+    if (o->color == MIM_COLOR_NEVER) return false;
+    const char *no = getenv("NO_COLOR");
+    return !(no && *no) && isatty(fileno(f)) != 0;
+}
+
+/* The input "-": read from stdin, named so in messages. */
+#define MIM_STDIN_NAME "<stdin>"
+
+/* Source lines of messages: the input read from stdin is kept by the run. */
+static const char *run_source(void *run, const char *file, size_t *len) {
+    Run *r = run;
+    if (!r->stdin_text || strcmp(file, MIM_STDIN_NAME) != 0) return NULL;
+    *len = r->stdin_len;
+    return r->stdin_text;
+}
+
+static void print_diag(Run *r, const MimDiag *d) { mim_diag_print_source(d, r->err, r->color, run_source, r); }
 
 /* Prints the World's diagnostics (type errors and emission warnings). */
 static void print_world_diag(Run *r) {
     MimDiag *d = mim_world_diag(r->world);
-    mim_diag_print(d, r->err, color_of(r->err));
+    print_diag(r, d);
     mim_diag_clear(d);
+}
+
+/* Reads all of stdin into the run (the input "-"). */
+static bool read_stdin(Run *r) {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = mim_xmalloc(cap);
+    for (size_t got; (got = fread(buf + n, 1, cap - n, stdin)) > 0;)
+        if ((n += got) == cap) buf = mim_xrealloc(buf, cap *= 2);
+    if (ferror(stdin)) {
+        fprintf(r->err, "<unknown location>: error: cannot read file \"-\": %s\n", strerror(errno));
+        free(buf);
+        return false;
+    }
+    r->stdin_text = buf;
+    r->stdin_len = n;
+    return true;
+}
+
+/* Whether a path's last component has an extension (cli.md §2: without one,
+ * ".mim" is appended). */
+static bool has_extension(const char *name) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && strcmp(base, "..") != 0;
+}
+
+/* The input of cli.md §2, checked before anything is parsed so that each
+ * way it can be wrong is one message naming it as given: `-` is stdin;
+ * otherwise it must resolve to a readable regular file. */
+static bool check_input(Run *r) {
+    const char *in = r->o->input;
+    if (strcmp(in, "-") == 0) return read_stdin(r);
+    char *path = mim_fe_lookup_path(r->fe, in);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    int e = errno;
+    free(path);
+    if (f) {
+        fclose(f);
+        return true;
+    }
+    struct stat st;
+    bool exists = stat(in, &st) == 0;
+    if (!exists) e = errno;
+    fprintf(r->err, "<unknown location>: error: cannot read file \"%s\": ", in);
+    if (path) fprintf(r->err, "%s\n", strerror(e));
+    else if (exists && S_ISDIR(st.st_mode)) fprintf(r->err, "it is a directory, not a Mim file\n");
+    else if (!has_extension(in))
+        fprintf(r->err, "no file '%s.mim' (an input without extension names a .mim file)%s\n", in,
+                exists ? "; the file without extension is not read" : "");
+    else fprintf(r->err, "%s\n", strerror(e));
+    return false;
 }
 
 /* The stem of a path: file name without directory and extension. */
@@ -144,16 +219,17 @@ static bool parse_all(Run *r) {
     free(names);
     if (!loaded) return false;
     mim_fe_set_md(r->fe, r->md.f);
-    mim_fe_parse_input(r->fe, o->input);
+    if (r->stdin_text) mim_fe_parse_text(r->fe, MIM_STDIN_NAME, r->stdin_text, r->stdin_len);
+    else mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);
     if (ok && !r->diag.num_errors && !o->bootstrap) mim_program_load_directives(r->fe, load_directive, r);
     if (!ok || r->diag.num_errors) {
-        mim_diag_print(&r->diag, r->err, color_of(r->err));
+        print_diag(r, &r->diag);
         return false;
     }
     if (r->diag.num_warnings) {
         fprintf(r->err, "%u warning(s) encountered\n", r->diag.num_warnings);
-        mim_diag_print(&r->diag, r->err, color_of(r->err));
+        print_diag(r, &r->diag);
     }
     return true;
 }
@@ -203,7 +279,7 @@ static void write_mim(Run *r) {
  * into it; freeing it early lowers the peak memory of -O2. */
 static void release_front(void *run, MimWorld *front) {
     Run *r = run;
-    mim_diag_print(mim_world_diag(front), r->err, color_of(r->err));
+    print_diag(r, mim_world_diag(front));
     mim_world_free(front);
     r->world = NULL;
 }
@@ -323,9 +399,11 @@ static int run(Run *r) {
     mim_world_set_aggr_lam_spec(r->world, o->aggr_lam_spec);
     if (o->stack_budget) mim_world_set_stack_budget(r->world, o->stack_budget);
     mim_world_set_log(r->world, r->err, o->verbose); /* -V: errors only … debug */
-    mim_world_set_name(r->world, stem(r->world, o->input));
+    bool from_stdin = strcmp(o->input, "-") == 0;
+    mim_world_set_name(r->world, from_stdin ? mim_world_sym(r->world, "stdin") : stem(r->world, o->input));
     mim_diag_init(&r->diag);
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);
+    if (!check_input(r)) return 1;
 
     if (!parse_all(r)) return 1;
     r->md.done = true;
@@ -370,6 +448,7 @@ int mim_run(const MimOptions *o, FILE *err) {
     memset(&r, 0, sizeof r);
     r.o = o;
     r.err = err;
+    r.color = use_color(o, err);
     int code = run(&r);
     if (!close_outputs(&r)) code = 1;
     fflush(stdout);
@@ -381,5 +460,6 @@ int mim_run(const MimOptions *o, FILE *err) {
     mim_registry_free(&r.plugins); /* after the Worlds: they hold normalizer pointers */
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);
+    free(r.stdin_text);
     return code;
 }

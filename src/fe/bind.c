@@ -7,6 +7,7 @@
  * use sees and the tag numbers of annexes. */
 #include "fe/fe_impl.h"
 
+#include "util/suggest.h"
 #include "util/sym.h"
 #include "mim/xalloc.h"
 
@@ -87,6 +88,18 @@ static MimBinder *find(MimFe *fe, MimSym sym) {
 
 static bool is_anon(MimSym sym) { return sym[0] == '_' && sym[1] == '\0'; }
 
+/* `'x' not found`, with the visible name closest to x as a suggestion. */
+static void report_not_found(MimFe *fe, MimAstExpr *e, MimSym sym) {
+    MimSuggest sug;
+    mim_suggest_init(&sug, sym);
+    for (size_t i = 0; i < fe->entries_cap; ++i) {
+        const MimScopeEntry *en = &fe->entries[i];
+        if (en->sym && en->binder && en->binder->kind != MIM_BINDER_DUMMY) mim_suggest_offer(&sug, en->sym);
+    }
+    if (sug.best) mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found; did you mean '%s'?", sym, sug.best);
+    else mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
+}
+
 /* A use of a name: its binder, or a dummy after reporting `'x' not found`. */
 static void use(MimFe *fe, MimAstExpr *e) {
     MimSym sym = e->u.id.sym;
@@ -95,7 +108,7 @@ static void use(MimFe *fe, MimAstExpr *e) {
         if (is_anon(sym))
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'_' cannot be used as an expression");
         else
-            mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
+            report_not_found(fe, e, sym);
         b = mim_arena_alloc(&fe->arena, sizeof *b);
         b->kind = MIM_BINDER_DUMMY;
         b->sym = sym;
