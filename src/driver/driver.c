@@ -9,6 +9,7 @@
 #include "driver/output.h"
 #include "driver/prelude.h"
 #include "driver/program.h"
+#include "driver/trace.h"
 #include "fe/fe.h"
 #include "ir/print.h"
 #include "pass/cleanup.h"
@@ -36,6 +37,7 @@ typedef struct Run {
     size_t num_imports;
     MimRegistry plugins; /* loaded libraries; closed after every World is freed */
     bool color;          /* of diagnostics */
+    MimTrace trace;      /* -V, --time-passes */
     char *stdin_text;    /* the input when it is read from stdin ("-") */
     size_t stdin_len;
 } Run;
@@ -284,6 +286,12 @@ static void release_front(void *run, MimWorld *front) {
     r->world = NULL;
 }
 
+static void run_step(void *run, const char *name, bool done) {
+    Run *r = run;
+    if (done) mim_trace_end(&r->trace);
+    else mim_trace_begin(&r->trace, name);
+}
+
 static MimPassHandler run_handler(void *run, uint64_t base) {
     return mim_registry_pass(&((Run *)run)->plugins, base);
 }
@@ -297,7 +305,8 @@ static bool optimize(Run *r, long level) {
     MimWorld *front = r->world, *w = front;
     bool ok;
     if (level >= 2) {
-        MimOptHost host = {r, run_handler, run_loaded, release_front, r->o->keep_helpers};
+        MimOptHost host = {r, run_handler, run_loaded, release_front, r->o->keep_helpers, NULL};
+        if (mim_trace_on(&r->trace)) host.step = run_step;
         ok = mim_optimize(&w, &host);
     } else {
         ok = mim_swap_cleanup(&w, front);
@@ -386,6 +395,8 @@ static int run_program(Run *r) {
     return ok ? code : 1;
 }
 
+static int write_outputs(Run *r, long level);
+
 static int run(Run *r) {
     const MimOptions *o = r->o;
     if (!open_outputs(r)) return 1;
@@ -405,9 +416,14 @@ static int run(Run *r) {
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);
     if (!check_input(r)) return 1;
 
+    MimTrace *t = &r->trace;
+    mim_trace_begin(t, "parse and bind");
     if (!parse_all(r)) return 1;
+    mim_trace_end(t);
     r->md.done = true;
+    mim_trace_begin(t, "emit");
     if (!emit_all(r)) return 1;
+    mim_trace_end(t);
 
     if (r->ast.f) mim_fe_print_ast(r->fe, r->ast.f);
     r->ast.done = true;
@@ -432,15 +448,47 @@ static int run(Run *r) {
     take_imports(r);
     mim_fe_free(r->fe);
     r->fe = NULL;
-    if (level >= 1 && !optimize(r, level)) return 1;
-    if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
+    if (level >= 1) {
+        mim_trace_begin(t, level >= 2 ? "optimize" : "cleanup");
+        if (!optimize(r, level)) return 1;
+        mim_trace_end(t);
+    }
+    return write_outputs(r, level);
+}
+
+/* Steps 13-15 and the extensions: DOT, Mim, LLVM IR, object file,
+ * executable, then the program itself (--run). */
+static int write_outputs(Run *r, long level) {
+    const MimOptions *o = r->o;
+    MimTrace *t = &r->trace;
+    if (r->dot.f) {
+        mim_trace_begin(t, "write --output-dot");
+        mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
+        mim_trace_end(t);
+    }
     r->dot.done = true;
-    if (r->mim.f) write_mim(r);
+    if (r->mim.f) {
+        mim_trace_begin(t, "write --output-mim");
+        write_mim(r);
+        mim_trace_end(t);
+    }
     r->mim.done = true;
-    if (r->ll.f && !emit_ll(r, r->ll.f)) return 1;
+    if (r->ll.f) {
+        mim_trace_begin(t, "write --output-ll");
+        if (!emit_ll(r, r->ll.f)) return 1;
+        mim_trace_end(t);
+    }
     r->ll.done = true;
-    if (!build_native(r, level)) return 1;
-    return o->run ? run_program(r) : 0;
+    if (o->out_exe || o->out_obj) {
+        mim_trace_begin(t, "C compiler");
+        if (!build_native(r, level)) return 1;
+        mim_trace_end(t);
+    }
+    if (!o->run) return 0;
+    mim_trace_begin(t, "run (JIT)");
+    int code = run_program(r);
+    mim_trace_end(t);
+    return code;
 }
 
 int mim_run(const MimOptions *o, FILE *err) {
@@ -449,7 +497,10 @@ int mim_run(const MimOptions *o, FILE *err) {
     r.o = o;
     r.err = err;
     r.color = use_color(o, err);
+    mim_trace_init(&r.trace, err, o->verbose, o->time_passes);
     int code = run(&r);
+    mim_trace_finish(&r.trace);
+    mim_trace_free(&r.trace);
     if (!close_outputs(&r)) code = 1;
     fflush(stdout);
     if (o->exiting) return code; /* the process exit frees the rest */

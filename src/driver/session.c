@@ -112,7 +112,7 @@ bool mim_session_optimize(MimSession *s, int level) {
     if (!s->built || s->failed || level < 0 || level > 2) return false;
     if (level == 0) return true;
     MimWorld *w = s->world;
-    MimOptHost host = {&s->plugins, host_handler, host_loaded, NULL, false}; /* keeps s->front */
+    MimOptHost host = {&s->plugins, host_handler, host_loaded, NULL, false, NULL}; /* keeps s->front */
     /* Intermediate Worlds are freed; the front end's stays (its names and
      * paths are interned there) until the session ends. */
     bool ok = level == 2 ? mim_optimize(&w, &host) : mim_swap_cleanup(&w, s->world);
