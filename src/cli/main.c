@@ -124,7 +124,7 @@ static void print_help(const char *argv0) {
         if (strlen(buf) + 2 < 25) printf("  %-23s%s\n", buf, help);
         else printf("  %s\n%25s%s\n", buf, "", help);
     }
-    printf("\nUse \"-\" as <file> of an --output-* or -o option to write to stdout.\n");
+    printf("\nUse \"-\" as <file> of an --output-* or -o option to write to stdout, as the input <file> to read stdin.\n");
 }
 
 static const OptSpec *find_long(const char *name, size_t len) {

@@ -399,6 +399,10 @@ static int write_outputs(Run *r, long level);
 
 static int run(Run *r) {
     const MimOptions *o = r->o;
+    if (o->num_links && !o->out_exe) {
+        fprintf(r->err, "error: --link requires --output-exe\n");
+        return 1;
+    }
     if (!open_outputs(r)) return 1;
     if (!o->input) {
         fprintf(r->err, "error: no input given\n");
