@@ -144,6 +144,6 @@ bool mim_session_is_loaded(const MimSession *s, const char *plugin) {
 }
 
 void mim_session_print_diag(MimSession *s, FILE *out) {
-    mim_diag_print(&s->diag, out, false);
-    mim_diag_print(mim_world_diag(s->world), out, false);
+    mim_diag_print_source(&s->diag, out, false, NULL, NULL);
+    mim_diag_print_source(mim_world_diag(s->world), out, false, NULL, NULL);
 }
