@@ -57,14 +57,20 @@ static LLVMOrcLLJITRef create_jit(char *msg, size_t msg_size) {
     return jit;
 }
 
-/* Adds the module (ownership passes to the JIT) and looks up main. */
+/* Adds the module (ownership passes to the JIT) and looks up main; *returns_int
+ * tells whether main returns an integer (else it returns nothing: exit code 0). */
 static bool find_main(LLVMOrcLLJITRef jit, LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod,
-                      LLVMOrcExecutorAddress *addr, char *msg, size_t msg_size) {
-    if (!LLVMGetNamedFunction(mod, "main")) {
+                      LLVMOrcExecutorAddress *addr, bool *returns_int, char *msg, size_t msg_size) {
+    LLVMValueRef main_fn = LLVMGetNamedFunction(mod, "main");
+    LLVMTypeKind ret = main_fn ? LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(main_fn)))
+                               : LLVMVoidTypeKind;
+    if (!main_fn || LLVMIsDeclaration(main_fn) || (ret != LLVMVoidTypeKind && ret != LLVMIntegerTypeKind)) {
         LLVMDisposeModule(mod);
-        snprintf(msg, msg_size, "the program has no external function 'main' to run");
+        snprintf(msg, msg_size, "the program has no external function 'main' to run%s",
+                 main_fn ? " (its 'main' is only declared or does not return an integer)" : "");
         return false;
     }
+    *returns_int = ret == LLVMIntegerTypeKind;
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
     LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(jit, LLVMOrcLLJITGetMainJITDylib(jit), tsm);
     if (e) {
@@ -86,12 +92,23 @@ __attribute__((visibility("default"))) bool mim_jit_run(const char *ir, size_t l
     LLVMOrcLLJITRef jit = mod ? create_jit(msg, msg_size) : NULL;
     if (mod && !jit) LLVMDisposeModule(mod);
     LLVMOrcExecutorAddress addr = 0;
-    bool ok = jit && find_main(jit, tsc, mod, &addr, msg, msg_size);
+    bool returns_int = false;
+    bool ok = jit && find_main(jit, tsc, mod, &addr, &returns_int, msg, msg_size);
     if (ok) {
-        int (*entry)(int, char **);
+        /* An address of code, as dlsym gives; int main(int, char **) or
+         * void main(int, char **) (arguments main does not take are
+         * ignored by the C calling convention). */
         uintptr_t a = (uintptr_t)addr;
-        memcpy(&entry, &a, sizeof entry); /* an address of code, as dlsym gives */
-        *exit_code = entry(argc, argv);
+        if (returns_int) {
+            int (*entry)(int, char **);
+            memcpy(&entry, &a, sizeof entry);
+            *exit_code = entry(argc, argv);
+        } else {
+            void (*entry)(int, char **);
+            memcpy(&entry, &a, sizeof entry);
+            entry(argc, argv);
+            *exit_code = 0;
+        }
     }
     if (jit) LLVMOrcDisposeLLJIT(jit);
     LLVMOrcDisposeThreadSafeContext(tsc);
