@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s%N; }
 "$build/bin/mim" "$here/chain.mim" -O2 --output-ll "$work/chain.ll"
-"$clang" -O3 -Wno-override-module "$work/chain.ll" "$here/chain_main.c" -o "$work/chain-mim"
+"$clang" -O3 "$work/chain.ll" "$here/chain_main.c" -o "$work/chain-mim"
 "$clang" -O3 "$here/chain.c" "$here/chain_main.c" -o "$work/chain-c"
 : > "$work/mim.t"
 : > "$work/c.t"

@@ -37,7 +37,7 @@ printf '%-16s %4s %10s %10s %8s\n' benchmark k "mim (s)" "C (s)" mim/C
 ratios=()
 for name in $names; do
     "$mim" "$here/$name.mim" $opt --output-ll "$work/$name.ll"
-    "$clang" -O3 -Wno-override-module "$work/$name.ll" "$here/${name}_main.c" -o "$work/$name-mim" -lm
+    "$clang" -O3 "$work/$name.ll" "$here/${name}_main.c" -o "$work/$name-mim" -lm
     "$clang" -O3 "$here/$name.c" "$here/${name}_main.c" -o "$work/$name-c" -lm
     "$work/$name-mim" > "$work/$name-mim.out"
     "$work/$name-c" > "$work/$name-c.out"

@@ -48,7 +48,27 @@ typedef struct MimOptions {
      * piece (~0.1 ms of a start-up, docs/startup.md). Output files are
      * closed either way. Library users keep the default, false. */
     bool exiting;
+    /* From the program to running code (docs/cli.md). out_exe/out_obj: an
+     * executable/object file built by the C compiler `clang` (NULL = the
+     * default, clang-14) from the `ll` back end's output; links: extra
+     * arguments of the link (--link: C sources, objects, -l options). run:
+     * JIT-compile the program in process and call its main with run_argv
+     * (run_argc entries, run_argv[0] = the input); mim_run then returns
+     * main's result. */
+    const char *out_exe, *out_obj;
+    const char *links[MIM_MAX_PATHS];
+    size_t num_links;
+    bool run;
+    int run_argc;
+    char **run_argv;
+    /* Colours of diagnostics: MIM_COLOR_AUTO = on a terminal unless the
+     * environment variable NO_COLOR is set (not empty). */
+    int color;
+    /* --time-passes: a table of the time of every phase and pass on err. */
+    bool time_passes;
 } MimOptions;
+
+enum { MIM_COLOR_AUTO, MIM_COLOR_ALWAYS, MIM_COLOR_NEVER };
 
 MIM_API void mim_options_init(MimOptions *o);
 
@@ -59,7 +79,8 @@ MIM_API void mim_options_init(MimOptions *o);
 MIM_API size_t mim_search_paths(const MimOptions *o, char **out, size_t max);
 MIM_API void mim_search_paths_free(char **paths, size_t n);
 
-/* One whole run: returns the process exit code (0 or 1). Messages go to err. */
+/* One whole run: returns the process exit code (0 or 1; with o->run, the
+ * program's exit code once it ran). Messages go to err. */
 MIM_API int mim_run(const MimOptions *o, FILE *err);
 
 #ifdef __cplusplus

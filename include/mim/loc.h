@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -56,6 +57,15 @@ MIM_API void mim_diag_vreport(MimDiag *d, MimSeverity sev, MimLoc loc, const cha
 MIM_API void mim_diag_append(MimDiag *dst, const MimDiag *src);
 /* Print `loc: severity: text` lines; colors only if `color`. */
 MIM_API void mim_diag_print(const MimDiag *d, FILE *out, bool color);
+/* The text of a file named in a location, or NULL: lets a printer show
+ * source lines of files that cannot be read again (stdin). */
+typedef const char *(*MimSourceFn)(void *ctx, const char *file, size_t *len);
+/* As mim_diag_print, and after each located message the source line with a
+ * caret under the first character of the range and `~` under the rest
+ * (clang's style; once for consecutive messages at the same location). The
+ * text comes from source(ctx, file) if that gives one, else from the file
+ * itself; a line that cannot be found is left out. */
+MIM_API void mim_diag_print_source(const MimDiag *d, FILE *out, bool color, MimSourceFn source, void *ctx);
 MIM_API void mim_loc_print(MimLoc loc, FILE *out);
 /* Location spanning from a's begin to b's end. */
 MIM_API MimLoc mim_loc_span(MimLoc a, MimLoc b);

@@ -70,7 +70,8 @@ MIM_API bool mim_session_emit(MimSession *s, const char *backend, FILE *out);
 
 MIM_API MimWorld *mim_session_world(MimSession *s);
 MIM_API bool mim_session_is_loaded(const MimSession *s, const char *plugin);
-/* Prints front-end and World diagnostics (`file:row:col: error: …`). */
+/* Prints front-end and World diagnostics (`file:row:col: error: …`, each
+ * with its source line and a caret under the range, no colours). */
 MIM_API void mim_session_print_diag(MimSession *s, FILE *out);
 
 #ifdef __cplusplus

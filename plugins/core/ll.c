@@ -618,6 +618,33 @@ static void ll_free(LL *ll) {
     free(ll->info);
 }
 
+/* The host's target triple and data layout, as clang-14 writes them for
+ * this machine: the module then matches what clang and LLVM's JIT compile
+ * for by default, so clang does not warn that it overrides the module's
+ * target (docs/ll-backend.md). The build may set MIM_LL_TRIPLE and
+ * MIM_LL_DATALAYOUT (CMake cache variables of the same names) for another
+ * target; an unknown host gets no target lines, as before. */
+#if !defined(MIM_LL_TRIPLE)
+#if defined(__x86_64__) && defined(__linux__)
+#define MIM_LL_TRIPLE "x86_64-pc-linux-gnu"
+#define MIM_LL_DATALAYOUT "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
+#elif defined(__aarch64__) && defined(__linux__)
+#define MIM_LL_TRIPLE "aarch64-unknown-linux-gnu"
+#define MIM_LL_DATALAYOUT "e-m:e-i8:8:32-i16:16:32-i64:64-i128:128-n32:64-S128"
+#endif
+#endif
+
+static void emit_target(FILE *out) {
+#if defined(MIM_LL_DATALAYOUT)
+    fprintf(out, "target datalayout = \"%s\"\n", MIM_LL_DATALAYOUT);
+#endif
+#if defined(MIM_LL_TRIPLE)
+    fprintf(out, "target triple = \"%s\"\n\n", MIM_LL_TRIPLE);
+#else
+    (void)out;
+#endif
+}
+
 bool mim_ll_emit(MimWorld *w, FILE *out) {
     bool was_frozen = mim_world_freeze(w, true);
     LL ll;
@@ -648,6 +675,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
 
     bool ok = ll.ok;
     if (ok) {
+        emit_target(out);
         if (ll.types.len) fprintf(out, "%s\n", ll.types.data);
         if (ll.decls.len) {
             qsort(ll.decls.data, ll.decls.len, sizeof *ll.decls.data, cmp_str);

@@ -4,6 +4,7 @@
  * printer, checker and rewriter walk it recursively). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, MAP_STACK, MADV_HUGEPAGE */
 #include "mim/driver.h"
+#include "mim/xalloc.h"
 #include "util/arena.h"
 
 #include <errno.h>
@@ -41,7 +42,7 @@ typedef struct OptSpec {
 enum {
     O_HELP, O_VERSION, O_LIST, O_CLANG, O_PLUGIN, O_PLUGIN_PATH, O_VERBOSE, O_OPT, O_AST, O_D,
     O_DOT, O_H, O_LL, O_MD, O_MIM, O_ASCII, O_BOOTSTRAP, O_DOT_TYPES, O_DOT_ANNEXES, O_DUMP_GID,
-    O_DUMP_REC, O_AGGR, O_SCALARIZE
+    O_DUMP_REC, O_AGGR, O_SCALARIZE, O_EXE, O_OBJ, O_LINK, O_RUN, O_COLOR, O_TIME
 };
 
 /* In the order of the help text (cli.md §8). */
@@ -49,7 +50,7 @@ static const OptSpec specs[] = {
     {{"?", "h"}, "help", NULL, "display usage information and exit", O_HELP},
     {{"v"}, "version", NULL, "display version info and exit", O_VERSION},
     {{"l"}, "list-search-paths", NULL, "list search paths in order and exit", O_LIST},
-    {{"c"}, "clang", "clang", "path to clang executable (accepted, unused)", O_CLANG},
+    {{"c"}, "clang", "clang", "C compiler of --output-exe/--output-obj (default clang-14)", O_CLANG},
     {{"p"}, "plugin", "plugin", "dynamically load plugin", O_PLUGIN},
     {{"P"}, "plugin-path", "path", "path to search for plugins", O_PLUGIN_PATH},
     {{"V"}, "verbose", NULL, "verbose (may be given up to 4 times)", O_VERBOSE},
@@ -70,6 +71,13 @@ static const OptSpec specs[] = {
     {{NULL}, "aggr-lam-spec", NULL, "let lambda specialization follow recursive calls", O_AGGR},
     {{NULL}, "scalarize-threshold", "threshold",
      "arity from which tuples, packs, sigmas and arrays are not scalarized (default 32)", O_SCALARIZE},
+    /* Extensions (docs/cli.md). */
+    {{NULL}, "output-exe", "file", "compile and link an executable with the C compiler (-c)", O_EXE},
+    {{NULL}, "output-obj", "file", "compile an object file with the C compiler (-c)", O_OBJ},
+    {{NULL}, "link", "arg", "extra argument of the --output-exe link (C file, -lNAME); repeatable", O_LINK},
+    {{NULL}, "run", NULL, "JIT-compile and run main; arguments of the program follow --", O_RUN},
+    {{NULL}, "color", "when", "colour diagnostics: auto (default; a terminal, no NO_COLOR), always, never", O_COLOR},
+    {{NULL}, "time-passes", NULL, "print the time of every phase and pass", O_TIME},
 };
 #define NUM_SPECS (sizeof specs / sizeof specs[0])
 
@@ -116,7 +124,7 @@ static void print_help(const char *argv0) {
         if (strlen(buf) + 2 < 25) printf("  %-23s%s\n", buf, help);
         else printf("  %s\n%25s%s\n", buf, "", help);
     }
-    printf("\nUse \"-\" as <file> of an --output-* or -o option to write to stdout.\n");
+    printf("\nUse \"-\" as <file> of an --output-* or -o option to write to stdout, as the input <file> to read stdin.\n");
 }
 
 static const OptSpec *find_long(const char *name, size_t len) {
@@ -205,6 +213,26 @@ static int apply(MimOptions *o, const OptSpec *s, const char *val, const char *s
         return 0;
     case O_DUMP_REC: o->dump_recursive = true; return 0;
     case O_AGGR: o->aggr_lam_spec = true; return 0;
+    case O_EXE: o->out_exe = val; return 0;
+    case O_OBJ: o->out_obj = val; return 0;
+    case O_LINK:
+        if (o->num_links == MIM_MAX_PATHS) {
+            fprintf(stderr, "error: too many %s options\n", spelled);
+            return 1;
+        }
+        o->links[o->num_links++] = val;
+        return 0;
+    case O_RUN: o->run = true; return 0;
+    case O_COLOR:
+        if (strcmp(val, "auto") == 0) o->color = MIM_COLOR_AUTO;
+        else if (strcmp(val, "always") == 0) o->color = MIM_COLOR_ALWAYS;
+        else if (strcmp(val, "never") == 0) o->color = MIM_COLOR_NEVER;
+        else {
+            fprintf(stderr, "error: invalid value '%s' for option %s (auto, always or never)\n", val, spelled);
+            return 1;
+        }
+        return 0;
+    case O_TIME: o->time_passes = true; return 0;
     case O_SCALARIZE:
         if (!parse_uint(val, &n)) {
             fprintf(stderr, "error: invalid value '%s' for option %s\n", val, spelled);
@@ -216,18 +244,33 @@ static int apply(MimOptions *o, const OptSpec *s, const char *val, const char *s
     return 1;
 }
 
+/* The arguments after `--`: the program's, for --run (its argv[0] is the
+ * input's name). */
+static int program_args(MimOptions *o, int argc, char **argv, int first) {
+    if (!o->run) {
+        fprintf(stderr, "error: arguments after -- are for the program of --run\n");
+        return 1;
+    }
+    o->run_argc = 1 + argc - first;
+    o->run_argv = mim_xcalloc((size_t)o->run_argc + 1, sizeof *o->run_argv);
+    o->run_argv[0] = (char *)o->input;
+    for (int i = first; i < argc; ++i) o->run_argv[1 + i - first] = argv[i];
+    return 0;
+}
+
 /* Parses argv into o. Returns 0 to run, 1 on error, 2 to exit successfully.
  * Informational options (help, version, list) act once all options are read
  * so that -P given after -l still counts. */
 static int parse_args(MimOptions *o, int argc, char **argv) {
     const OptSpec *info = NULL;
+    int rest = argc; /* the first argument after `--` */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        if (a[0] != '-' || a[1] == '\0') {
-            if (a[0] == '-') {
-                fprintf(stderr, "error: unknown option %s\n", a);
-                return 1;
-            }
+        if (strcmp(a, "--") == 0) {
+            rest = i + 1;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0') { /* the input; "-" is stdin (docs/cli.md) */
             if (o->input) {
                 fprintf(stderr, "error: more than one input file given: '%s' and '%s'\n", o->input, a);
                 return 1;
@@ -290,7 +333,7 @@ static int parse_args(MimOptions *o, int argc, char **argv) {
         }
     }
     if (info) return apply(o, info, NULL, NULL);
-    return 0;
+    return rest < argc || o->run ? program_args(o, argc, argv, rest) : 0;
 }
 
 typedef struct Job {
@@ -438,13 +481,17 @@ int main(int argc, char **argv) {
     o.no_prelude = env_flag("MIM_NO_PRELUDE");
     o.keep_helpers = env_flag("MIM_KEEP_HELPERS");
     int r = parse_args(&o, argc, argv);
-    if (r == 2) return 0;
-    if (r == 1) return 1;
+    if (r != 0) {
+        free(o.run_argv);
+        return r == 2 ? 0 : 1;
+    }
     warm_heap(o.opt_level);
     /* Like other compilers, the command leaves its memory to the process
      * exit; an ASan build frees it all for the leak checker. */
 #if !defined(MIM_ASAN_BUILD)
     o.exiting = true;
 #endif
-    return run_with_big_stack(&o);
+    r = run_with_big_stack(&o);
+    free(o.run_argv);
+    return r;
 }

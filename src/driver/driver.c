@@ -5,8 +5,11 @@
 
 #include "driver/bootstrap.h"
 #include "driver/load.h"
+#include "driver/native.h"
+#include "driver/output.h"
 #include "driver/prelude.h"
 #include "driver/program.h"
+#include "driver/trace.h"
 #include "fe/fe.h"
 #include "ir/print.h"
 #include "pass/cleanup.h"
@@ -21,16 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* An output file named on the command line; "-" is stdout. */
-typedef struct Output {
-    const char *name;
-    FILE *f;
-} Output;
-
 typedef struct Run {
     const MimOptions *o;
     FILE *err;
-    Output ast, d, dot, h, ll, md, mim;
+    MimOutput ast, d, dot, h, ll, md, mim, exe, obj;
     char *paths[MIM_MAX_PATHS * 2 + 8];
     size_t num_paths;
     MimWorld *world;
@@ -39,6 +36,10 @@ typedef struct Run {
     char **imports; /* the --output-mim header lines, taken from the front end */
     size_t num_imports;
     MimRegistry plugins; /* loaded libraries; closed after every World is freed */
+    bool color;          /* of diagnostics */
+    MimTrace trace;      /* -V, --time-passes */
+    char *stdin_text;    /* the input when it is read from stdin ("-") */
+    size_t stdin_len;
 } Run;
 
 /* True if `name` is the input file itself (same device and inode): opening
@@ -49,50 +50,30 @@ static bool is_input(const Run *r, const char *name) {
     return in.st_dev == out.st_dev && in.st_ino == out.st_ino;
 }
 
-static bool open_output(Run *r, Output *out, const char *name) {
-    out->name = name;
-    if (!name) return true;
-    if (strcmp(name, "-") == 0) {
-        out->f = stdout;
-        return true;
-    }
-    if (is_input(r, name)) {
+static bool open_output(Run *r, MimOutput *out, const char *name) {
+    if (name && strcmp(name, "-") != 0 && is_input(r, name)) {
         fprintf(r->err, "error: output file '%s' is the input file\n", name);
         return false;
     }
-    out->f = fopen(name, "w");
-    if (!out->f) {
-        fprintf(r->err, "error: cannot open output file '%s'\n", name);
+    return mim_output_open(out, name, r->err);
+}
+
+/* --output-exe/--output-obj: a temporary path the C compiler writes. */
+static bool reserve_output(Run *r, MimOutput *out, const char *name) {
+    if (name && is_input(r, name)) {
+        fprintf(r->err, "error: output file '%s' is the input file\n", name);
         return false;
     }
-    return true;
+    return mim_output_reserve(out, name, r->err);
 }
 
-/* Flushes and closes an output (stdout is only flushed). The error flag of
- * the stream is sticky, so checking it here covers every earlier write: a
- * failed write (disk full, closed pipe) is reported, never ignored. */
-static bool close_output(Run *r, Output *out) {
-    if (!out->f) return true;
-    int err = 0;
-    if (fflush(out->f) != 0) err = errno;
-    bool ok = err == 0 && !ferror(out->f);
-    if (out->f != stdout && fclose(out->f) != 0 && ok) {
-        err = errno;
-        ok = false;
-    }
-    out->f = NULL;
-    if (!ok)
-        fprintf(r->err, "error: cannot write output file '%s': %s\n", out->name,
-                err ? strerror(err) : "write error");
-    return ok;
-}
-
-/* Closes every output; false if any failed. */
+/* Closes every output: those completely written replace their
+ * destination, the others vanish (output.h). False if any write failed. */
 static bool close_outputs(Run *r) {
-    Output *all[] = {&r->ast, &r->d, &r->dot, &r->h, &r->ll, &r->md, &r->mim};
+    MimOutput *all[] = {&r->ast, &r->d, &r->dot, &r->h, &r->ll, &r->md, &r->mim, &r->exe, &r->obj};
     bool ok = true;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-        if (!close_output(r, all[i])) ok = false;
+        if (!mim_output_close(all[i], r->err)) ok = false;
     return ok;
 }
 
@@ -101,16 +82,89 @@ static bool open_outputs(Run *r) {
     return open_output(r, &r->ast, o->out_ast) && open_output(r, &r->d, o->out_d) &&
            open_output(r, &r->dot, o->out_dot) && open_output(r, &r->h, o->out_h) &&
            open_output(r, &r->ll, o->out_ll) && open_output(r, &r->md, o->out_md) &&
-           open_output(r, &r->mim, o->out_mim);
+           open_output(r, &r->mim, o->out_mim) && reserve_output(r, &r->exe, o->out_exe) &&
+           reserve_output(r, &r->obj, o->out_obj);
 }
 
-static bool color_of(FILE *f) { return isatty(fileno(f)) != 0; }
+/* Colours (--color): always, never, or on a terminal unless NO_COLOR is
+ * set to something (no-color.org). */
+static bool use_color(const MimOptions *o, FILE *f) {
+    if (o->color == MIM_COLOR_ALWAYS) return true;
+    if (o->color == MIM_COLOR_NEVER) return false;
+    const char *no = getenv("NO_COLOR");
+    return !(no && *no) && isatty(fileno(f)) != 0;
+}
+
+/* The input "-": read from stdin, named so in messages. */
+#define MIM_STDIN_NAME "<stdin>"
+
+/* Source lines of messages: the input read from stdin is kept by the run. */
+static const char *run_source(void *run, const char *file, size_t *len) {
+    Run *r = run;
+    if (!r->stdin_text || strcmp(file, MIM_STDIN_NAME) != 0) return NULL;
+    *len = r->stdin_len;
+    return r->stdin_text;
+}
+
+static void print_diag(Run *r, const MimDiag *d) { mim_diag_print_source(d, r->err, r->color, run_source, r); }
 
 /* Prints the World's diagnostics (type errors and emission warnings). */
 static void print_world_diag(Run *r) {
     MimDiag *d = mim_world_diag(r->world);
-    mim_diag_print(d, r->err, color_of(r->err));
+    print_diag(r, d);
     mim_diag_clear(d);
+}
+
+/* Reads all of stdin into the run (the input "-"). */
+static bool read_stdin(Run *r) {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = mim_xmalloc(cap);
+    for (size_t got; (got = fread(buf + n, 1, cap - n, stdin)) > 0;)
+        if ((n += got) == cap) buf = mim_xrealloc(buf, cap *= 2);
+    if (ferror(stdin)) {
+        fprintf(r->err, "<unknown location>: error: cannot read file \"-\": %s\n", strerror(errno));
+        free(buf);
+        return false;
+    }
+    r->stdin_text = buf;
+    r->stdin_len = n;
+    return true;
+}
+
+/* Whether a path's last component has an extension (cli.md §2: without one,
+ * ".mim" is appended). */
+static bool has_extension(const char *name) {
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base && strcmp(base, "..") != 0;
+}
+
+/* The input of cli.md §2, checked before anything is parsed so that each
+ * way it can be wrong is one message naming it as given: `-` is stdin;
+ * otherwise it must resolve to a readable regular file. */
+static bool check_input(Run *r) {
+    const char *in = r->o->input;
+    if (strcmp(in, "-") == 0) return read_stdin(r);
+    char *path = mim_fe_lookup_path(r->fe, in);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    int e = errno;
+    free(path);
+    if (f) {
+        fclose(f);
+        return true;
+    }
+    struct stat st;
+    bool exists = stat(in, &st) == 0;
+    if (!exists) e = errno;
+    fprintf(r->err, "<unknown location>: error: cannot read file \"%s\": ", in);
+    if (path) fprintf(r->err, "%s\n", strerror(e));
+    else if (exists && S_ISDIR(st.st_mode)) fprintf(r->err, "it is a directory, not a Mim file\n");
+    else if (!has_extension(in))
+        fprintf(r->err, "no file '%s.mim' (an input without extension names a .mim file)%s\n", in,
+                exists ? "; the file without extension is not read" : "");
+    else fprintf(r->err, "%s\n", strerror(e));
+    return false;
 }
 
 /* The stem of a path: file name without directory and extension. */
@@ -167,16 +221,17 @@ static bool parse_all(Run *r) {
     free(names);
     if (!loaded) return false;
     mim_fe_set_md(r->fe, r->md.f);
-    mim_fe_parse_input(r->fe, o->input);
+    if (r->stdin_text) mim_fe_parse_text(r->fe, MIM_STDIN_NAME, r->stdin_text, r->stdin_len);
+    else mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);
     if (ok && !r->diag.num_errors && !o->bootstrap) mim_program_load_directives(r->fe, load_directive, r);
     if (!ok || r->diag.num_errors) {
-        mim_diag_print(&r->diag, r->err, color_of(r->err));
+        print_diag(r, &r->diag);
         return false;
     }
     if (r->diag.num_warnings) {
         fprintf(r->err, "%u warning(s) encountered\n", r->diag.num_warnings);
-        mim_diag_print(&r->diag, r->err, color_of(r->err));
+        print_diag(r, &r->diag);
     }
     return true;
 }
@@ -226,9 +281,15 @@ static void write_mim(Run *r) {
  * into it; freeing it early lowers the peak memory of -O2. */
 static void release_front(void *run, MimWorld *front) {
     Run *r = run;
-    mim_diag_print(mim_world_diag(front), r->err, color_of(r->err));
+    print_diag(r, mim_world_diag(front));
     mim_world_free(front);
     r->world = NULL;
+}
+
+static void run_step(void *run, const char *name, bool done) {
+    Run *r = run;
+    if (done) mim_trace_end(&r->trace);
+    else mim_trace_begin(&r->trace, name);
 }
 
 static MimPassHandler run_handler(void *run, uint64_t base) {
@@ -244,7 +305,8 @@ static bool optimize(Run *r, long level) {
     MimWorld *front = r->world, *w = front;
     bool ok;
     if (level >= 2) {
-        MimOptHost host = {r, run_handler, run_loaded, release_front, r->o->keep_helpers};
+        MimOptHost host = {r, run_handler, run_loaded, release_front, r->o->keep_helpers, NULL};
+        if (mim_trace_on(&r->trace)) host.step = run_step;
         ok = mim_optimize(&w, &host);
     } else {
         ok = mim_swap_cleanup(&w, front);
@@ -258,8 +320,89 @@ static bool optimize(Run *r, long level) {
     return ok;
 }
 
+/* The `ll` back end's output on f; false after reporting an error. */
+static bool emit_ll(Run *r, FILE *f) {
+    MimBackendFn ll = mim_registry_backend(&r->plugins, "ll");
+    if (!ll) {
+        fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
+        return false;
+    }
+    if (!ll(r->world, f)) {
+        print_world_diag(r);
+        return false;
+    }
+    return true;
+}
+
+/* The LLVM IR of the program in memory (free *ir), for the C compiler and
+ * the JIT. */
+static bool ll_text(Run *r, char **ir, size_t *len) {
+    *ir = NULL;
+    *len = 0;
+    FILE *f = open_memstream(ir, len);
+    if (!f) {
+        fprintf(r->err, "error: out of memory\n");
+        return false;
+    }
+    bool ok = emit_ll(r, f);
+    if (fclose(f) != 0) ok = false;
+    if (!ok) {
+        free(*ir);
+        *ir = NULL;
+    }
+    return ok;
+}
+
+/* --output-obj and --output-exe: the C compiler writes each into the
+ * output's temporary (or the named file, when written directly). */
+static bool build_native(Run *r, long level) {
+    const MimOptions *o = r->o;
+    if (!o->out_exe && !o->out_obj) return true;
+    char *ir;
+    size_t len;
+    if (!ll_text(r, &ir, &len)) return false;
+    const char *cc = o->clang ? o->clang : MIM_DEFAULT_CC;
+    MimOutput *outs[] = {&r->obj, &r->exe};
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; ++i) {
+        MimOutput *out = outs[i];
+        if (!out->name) continue;
+        ok = mim_native_compile(cc, ir, len, out->tmp ? out->tmp : out->name, i == 0, level, o->links,
+                                o->num_links, r->err);
+        out->done = ok;
+    }
+    free(ir);
+    return ok;
+}
+
+/* --run: every output is final before the program runs (it may exit()
+ * itself); the program's exit code is the run's. */
+static int run_program(Run *r) {
+    const MimOptions *o = r->o;
+    char *ir;
+    size_t len;
+    if (!ll_text(r, &ir, &len)) return 1;
+    if (!close_outputs(r)) {
+        free(ir);
+        return 1;
+    }
+    char *argv0[] = {(char *)o->input, NULL};
+    int argc = o->run_argv ? o->run_argc : 1;
+    char **argv = o->run_argv ? o->run_argv : argv0;
+    int code = 1;
+    bool ok = mim_native_run(ir, len, argc, argv, (const char *const *)r->paths, r->num_paths, &code, r->err);
+    free(ir);
+    return ok ? code : 1;
+}
+
+static int write_outputs(Run *r, long level);
+
 static int run(Run *r) {
     const MimOptions *o = r->o;
+    if (o->num_links && !o->out_exe) {
+        fprintf(r->err, "error: --link requires --output-exe\n");
+        return 1;
+    }
     if (!open_outputs(r)) return 1;
     if (!o->input) {
         fprintf(r->err, "error: no input given\n");
@@ -271,23 +414,35 @@ static int run(Run *r) {
     mim_world_set_aggr_lam_spec(r->world, o->aggr_lam_spec);
     if (o->stack_budget) mim_world_set_stack_budget(r->world, o->stack_budget);
     mim_world_set_log(r->world, r->err, o->verbose); /* -V: errors only … debug */
-    mim_world_set_name(r->world, stem(r->world, o->input));
+    bool from_stdin = strcmp(o->input, "-") == 0;
+    mim_world_set_name(r->world, from_stdin ? mim_world_sym(r->world, "stdin") : stem(r->world, o->input));
     mim_diag_init(&r->diag);
     r->fe = mim_fe_new(r->world, &r->diag, (const char *const *)r->paths, r->num_paths, o->bootstrap);
+    if (!check_input(r)) return 1;
 
-    if (!parse_all(r) || !emit_all(r)) return 1;
+    MimTrace *t = &r->trace;
+    mim_trace_begin(t, "parse and bind");
+    if (!parse_all(r)) return 1;
+    mim_trace_end(t);
+    r->md.done = true;
+    mim_trace_begin(t, "emit");
+    if (!emit_all(r)) return 1;
+    mim_trace_end(t);
 
     if (r->ast.f) mim_fe_print_ast(r->fe, r->ast.f);
+    r->ast.done = true;
     if (r->d.f) {
         if (!o->out_h) {
             fprintf(r->err, "error: --output-d requires --output-h\n");
             return 1;
         }
         write_deps(r);
+        r->d.done = true;
     }
     /* Step 11: the plugin header (outside bootstrap mode the file stays empty). */
     if (o->bootstrap && r->h.f && !mim_write_plugin_header(r->fe, mim_world_name(r->world), r->h.f, r->err))
         return 1;
+    r->h.done = true;
     long level = o->opt_level;
     if (o->bootstrap && level > 1) level = 1;
     if (level < 0 || level > 2) {
@@ -297,21 +452,47 @@ static int run(Run *r) {
     take_imports(r);
     mim_fe_free(r->fe);
     r->fe = NULL;
-    if (level >= 1 && !optimize(r, level)) return 1;
-    if (r->dot.f) mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
-    if (r->mim.f) write_mim(r);
-    if (r->ll.f) {
-        MimBackendFn ll = mim_registry_backend(&r->plugins, "ll");
-        if (!ll) {
-            fprintf(r->err, "error: 'll' emitter not loaded; try loading 'mem' plugin\n");
-            return 1;
-        }
-        if (!ll(r->world, r->ll.f)) {
-            print_world_diag(r);
-            return 1;
-        }
+    if (level >= 1) {
+        mim_trace_begin(t, level >= 2 ? "optimize" : "cleanup");
+        if (!optimize(r, level)) return 1;
+        mim_trace_end(t);
     }
-    return 0;
+    return write_outputs(r, level);
+}
+
+/* Steps 13-15 and the extensions: DOT, Mim, LLVM IR, object file,
+ * executable, then the program itself (--run). */
+static int write_outputs(Run *r, long level) {
+    const MimOptions *o = r->o;
+    MimTrace *t = &r->trace;
+    if (r->dot.f) {
+        mim_trace_begin(t, "write --output-dot");
+        mim_print_dot(r->world, r->dot.f, o->dot_follow_types, o->dot_all_annexes);
+        mim_trace_end(t);
+    }
+    r->dot.done = true;
+    if (r->mim.f) {
+        mim_trace_begin(t, "write --output-mim");
+        write_mim(r);
+        mim_trace_end(t);
+    }
+    r->mim.done = true;
+    if (r->ll.f) {
+        mim_trace_begin(t, "write --output-ll");
+        if (!emit_ll(r, r->ll.f)) return 1;
+        mim_trace_end(t);
+    }
+    r->ll.done = true;
+    if (o->out_exe || o->out_obj) {
+        mim_trace_begin(t, "C compiler");
+        if (!build_native(r, level)) return 1;
+        mim_trace_end(t);
+    }
+    if (!o->run) return 0;
+    mim_trace_begin(t, "run (JIT)");
+    int code = run_program(r);
+    mim_trace_end(t);
+    return code;
 }
 
 int mim_run(const MimOptions *o, FILE *err) {
@@ -319,7 +500,11 @@ int mim_run(const MimOptions *o, FILE *err) {
     memset(&r, 0, sizeof r);
     r.o = o;
     r.err = err;
+    r.color = use_color(o, err);
+    mim_trace_init(&r.trace, err, o->verbose, o->time_passes);
     int code = run(&r);
+    mim_trace_finish(&r.trace);
+    mim_trace_free(&r.trace);
     if (!close_outputs(&r)) code = 1;
     fflush(stdout);
     if (o->exiting) return code; /* the process exit frees the rest */
@@ -330,5 +515,6 @@ int mim_run(const MimOptions *o, FILE *err) {
     mim_registry_free(&r.plugins); /* after the Worlds: they hold normalizer pointers */
     mim_diag_free(&r.diag);
     mim_search_paths_free(r.paths, r.num_paths);
+    free(r.stdin_text);
     return code;
 }

@@ -6,6 +6,9 @@
 #include "driver/load.h"
 
 #include "mim/xalloc.h"
+#include "util/suggest.h"
+
+#include <dirent.h>
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -85,6 +88,34 @@ static const MimPlugin *entry(void *h, const char *name, char *msg, size_t msg_s
     return NULL;
 }
 
+/* `cannot open plugin 'x'`, and the closest name of a plugin library
+ * `libmim_<name>.so` in the search directories (not the current one). */
+static void not_found(const char *name, const char *const *paths, size_t num_paths, char *msg, size_t msg_size) {
+    MimSuggest sug;
+    mim_suggest_init(&sug, name);
+    char best[MIM_PLUGIN_NAME_MAX + 1] = "";
+    for (size_t i = 1; i < num_paths; ++i) {
+        DIR *dir = opendir(paths[i]);
+        for (struct dirent *de; dir && (de = readdir(dir));) {
+            size_t len = strlen(de->d_name);
+            if (len < 11 || strncmp(de->d_name, "libmim_", 7) != 0 || strcmp(de->d_name + len - 3, ".so") != 0)
+                continue;
+            char cand[MIM_PLUGIN_NAME_MAX + 1];
+            if (len - 10 > MIM_PLUGIN_NAME_MAX) continue;
+            memcpy(cand, de->d_name + 7, len - 10);
+            cand[len - 10] = '\0';
+            mim_suggest_offer(&sug, cand);
+            if (sug.best == cand) { /* keep it: cand is reused */
+                memcpy(best, cand, sizeof best);
+                sug.best = best;
+            }
+        }
+        if (dir) closedir(dir);
+    }
+    if (sug.best) snprintf(msg, msg_size, "cannot open plugin '%s'; did you mean '%s'?", name, sug.best);
+    else snprintf(msg, msg_size, "cannot open plugin '%s'", name);
+}
+
 bool mim_registry_load(MimRegistry *r, const char *name, const char *const *paths,
                        size_t num_paths, char *msg, size_t msg_size) {
     if (!mim_plugin_name_valid(name)) {
@@ -94,7 +125,7 @@ bool mim_registry_load(MimRegistry *r, const char *name, const char *const *path
     if (mim_registry_is_loaded(r, name)) return true;
     void *h = mim_plugin_library_open(name, paths, num_paths);
     if (!h) {
-        snprintf(msg, msg_size, "cannot open plugin '%s'", name);
+        not_found(name, paths, num_paths, msg, msg_size);
         return false;
     }
     const MimPlugin *p = entry(h, name, msg, msg_size);

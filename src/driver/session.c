@@ -197,7 +197,7 @@ bool mim_session_optimize(MimSession *s, int level) {
     s->optimized = true;
     if (level == 0) return true;
     MimWorld *w = s->world;
-    MimOptHost host = {&s->plugins, host_handler, host_loaded, NULL, false}; /* keeps s->front */
+    MimOptHost host = {&s->plugins, host_handler, host_loaded, NULL, false, NULL}; /* keeps s->front */
     /* Intermediate Worlds are freed; the front end's stays (its names and
      * paths are interned there) until the session ends. */
     bool ok = level == 2 ? mim_optimize(&w, &host) : mim_swap_cleanup(&w, s->world);
@@ -226,7 +226,7 @@ bool mim_session_is_loaded(const MimSession *s, const char *plugin) {
 }
 
 void mim_session_print_diag(MimSession *s, FILE *out) {
-    mim_diag_print(&s->diag, out, false);
-    mim_diag_print(&s->misuse, out, false);
-    mim_diag_print(mim_world_diag(s->world), out, false);
+    mim_diag_print_source(&s->diag, out, false, NULL, NULL);
+    mim_diag_print_source(&s->misuse, out, false, NULL, NULL);
+    mim_diag_print_source(mim_world_diag(s->world), out, false, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  * use sees and the tag numbers of annexes. */
 #include "fe/fe_impl.h"
 
+#include "util/suggest.h"
 #include "util/sym.h"
 #include "mim/xalloc.h"
 
@@ -99,6 +100,18 @@ static bool of_missing_module(const MimFe *fe, MimSym sym) {
     return false;
 }
 
+/* `'x' not found`, with the visible name closest to x as a suggestion. */
+static void report_not_found(MimFe *fe, MimAstExpr *e, MimSym sym) {
+    MimSuggest sug;
+    mim_suggest_init(&sug, sym);
+    for (size_t i = 0; i < fe->entries_cap; ++i) {
+        const MimScopeEntry *en = &fe->entries[i];
+        if (en->sym && en->binder && en->binder->kind != MIM_BINDER_DUMMY) mim_suggest_offer(&sug, en->sym);
+    }
+    if (sug.best) mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found; did you mean '%s'?", sym, sug.best);
+    else mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
+}
+
 /* A use of a name: its binder, or a dummy after reporting `'x' not found`. */
 static void use(MimFe *fe, MimAstExpr *e) {
     MimSym sym = e->u.id.sym;
@@ -107,7 +120,7 @@ static void use(MimFe *fe, MimAstExpr *e) {
         if (is_anon(sym))
             mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'_' cannot be used as an expression");
         else if (!of_missing_module(fe, sym))
-            mim_diag_report(fe->diag, MIM_ERROR, e->loc, "'%s' not found", sym);
+            report_not_found(fe, e, sym);
         b = mim_arena_alloc(&fe->arena, sizeof *b);
         b->kind = MIM_BINDER_DUMMY;
         b->sym = sym;

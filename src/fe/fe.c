@@ -3,9 +3,11 @@
  * files, and the entry points for plugins, the input and binding. */
 #include "fe/fe_impl.h"
 
+#include "util/suggest.h"
 #include "util/sym.h"
 #include "mim/xalloc.h"
 
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -278,6 +280,31 @@ static MimAstModule *existing_module(MimFe *fe, MimFeFileRec *r) {
     return fe->materializing && r->pub.module && r->pub.module->skeleton ? mim_fe_materialize_rec_(fe, r) : NULL;
 }
 
+/* The name of a .mim file in a search directory closest to `name` (for
+ * "did you mean"), copied into best; false if none is close. */
+static bool suggest_module(const MimFe *fe, const char *name, char *best, size_t size) {
+    MimSuggest sug;
+    mim_suggest_init(&sug, name);
+    for (size_t i = 0; i < fe->num_paths; ++i) {
+        DIR *dir = opendir(*fe->paths[i] ? fe->paths[i] : ".");
+        for (struct dirent *de; dir && (de = readdir(dir));) {
+            size_t len = strlen(de->d_name);
+            if (len < 5 || len - 4 >= size || strcmp(de->d_name + len - 4, ".mim") != 0) continue;
+            char cand[256];
+            if (len - 4 >= sizeof cand) continue;
+            memcpy(cand, de->d_name, len - 4);
+            cand[len - 4] = '\0';
+            mim_suggest_offer(&sug, cand);
+            if (sug.best == cand) {
+                memcpy(best, cand, len - 3);
+                sug.best = best;
+            }
+        }
+        if (dir) closedir(dir);
+    }
+    return sug.best != NULL;
+}
+
 /* Opens `name` like an import directive. loc.begin.row == 0: unlocated. */
 static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, MimLoc loc, bool is_input,
                                  MimFeFileRec **existing) {
@@ -310,9 +337,17 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
     struct timespec read_at = mim_fe_now_();
     char *text = mim_fe_read_file_(path, &len);
     if (!text) {
+        char best[256];
+        bool hint = !is_input && !found && suggest_module(fe, name, best, sizeof best);
         /* A plugin that is nowhere: its name is what the user can act on. */
-        if (kw == MIM_TOK_PLUGIN && loc.begin.row) mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot open plugin '%s'", name);
-        else mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
+        if (kw == MIM_TOK_PLUGIN && loc.begin.row) {
+            if (hint) mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot open plugin '%s'; did you mean '%s'?", name, best);
+            else mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot open plugin '%s'", name);
+        } else if (hint) {
+            mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"; did you mean '%s'?", path, best);
+        } else {
+            mim_diag_report(fe->diag, MIM_ERROR, loc, "cannot read file \"%s\"", path);
+        }
         mim_vec_push(&fe->missing, sym);
         free(path);
         return NULL;

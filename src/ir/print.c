@@ -88,6 +88,11 @@ typedef struct Printer {
     int dump_gid;
     uint64_t threshold;
     bool projs_built;
+    /* Messages (mim_def_to_str): a node the user named is printed by its
+     * name alone, without the `_<gid>` of unique names (output-format.md §4
+     * is for the dump); an unnamed variable whose projections all have names
+     * is printed as the tuple of those names, as the user wrote it. */
+    bool user_names;
     MimPairMap projs;   /* (tuple, literal index) -> extraction node */
     MimPtrMap inlining; /* mutables whose inline form is being printed */
     MimPtrMap visited;  /* let walk (§3.4), global to the dump */
@@ -226,8 +231,29 @@ static bool is_inline(const MimDef *d) {
 
 /* ---- identifiers (§4) --------------------------------------------------------- */
 
+static bool print_user_name(Printer *p, const MimDef *d);
+
 static void print_unique_name(Printer *p, const MimDef *d) {
+    if (p->user_names && print_user_name(p, d)) return;
     buf_printf(&p->out, "%s_%" PRIu32, d->name ? d->name : "", d->gid);
+}
+
+/* The name the user wrote for d (see Printer.user_names); false if none. */
+static bool print_user_name(Printer *p, const MimDef *d) {
+    if (d->name && *d->name) {
+        buf_puts(&p->out, d->name);
+        return true;
+    }
+    uint64_t n = d->node == MIM_VAR || d->node == MIM_EXTRACT ? num_tprojs(p, d) : 1;
+    if (n < 2) return false;
+    for (uint64_t k = 0; k < n; ++k) {
+        MimDef *vk = existing_proj(p, d, k);
+        if (!vk || !vk->name || !*vk->name) return false;
+    }
+    buf_puts(&p->out, "(");
+    for (uint64_t k = 0; k < n; ++k) buf_printf(&p->out, "%s%s", k ? ", " : "", existing_proj(p, d, k)->name);
+    buf_puts(&p->out, ")");
+    return true;
 }
 
 static void print_id(Printer *p, const MimDef *d) {
@@ -822,6 +848,7 @@ static char *to_str(MimWorld *w, const MimDef *d, const MimPrintOptions *o, bool
     bool was_frozen = mim_world_freeze(w, true);
     Printer p;
     printer_init(&p, w, o, NULL);
+    p.user_names = operand && !o;
     print_one(&p, d, operand, 0);
     char *s = p.out.data;
     p.out.data = NULL;

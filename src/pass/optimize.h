@@ -19,6 +19,10 @@ typedef struct MimOptHost {
     /* Let the pass managers before internal_cleanup visit interface helpers
      * the program cannot use (helpers.c; tests compare both ways). */
     bool keep_helpers;
+    /* Called before (done = false) and after (done = true) each step the
+     * pipeline runs, named "pass phase beta_red, eta_red, …", "phase NAME"
+     * or "cleanup" (-V logging, --time-passes). NULL = not told. */
+    void (*step)(void *ctx, const char *name, bool done);
 } MimOptHost;
 
 /* Optimizes *w. On return *w is the current World: the input World is never

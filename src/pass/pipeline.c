@@ -198,35 +198,73 @@ static void release_input(MimPipeline *pb, MimWorld *cur, MimWorld **keep) {
     *keep = NULL;
 }
 
+/* The name of a step for the host's step callback (optimize.h). */
+static void step_name(const Step *s, char *buf, size_t size) {
+    switch (s->kind) {
+    case STEP_PM: {
+        size_t len = (size_t)snprintf(buf, size, "pass phase%s", mim_pm_num_passes(s->pm) ? "" : " (no passes)");
+        for (size_t i = 0, n = mim_pm_num_passes(s->pm); i < n && len < size; ++i)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : " ", mim_pm_pass_name(s->pm, i));
+        break;
+    }
+    case STEP_PHASE: snprintf(buf, size, "phase %s", s->phase->cls->name ? s->phase->cls->name : "?"); break;
+    case STEP_CLEANUP: snprintf(buf, size, "cleanup"); break;
+    }
+}
+
+static void tell(const MimPipeline *pb, const char *name, bool done) {
+    if (pb->host && pb->host->step) pb->host->step(pb->host->ctx, name, done);
+}
+
+/* A cleanup the host is told about. */
+static bool traced_cleanup(MimPipeline *pb, MimWorld **w, const MimWorld *keep) {
+    tell(pb, "cleanup", false);
+    bool ok = mim_swap_cleanup(w, keep);
+    tell(pb, "cleanup", true);
+    return ok;
+}
+
+/* One step; the host is told its start and end, and separately about the
+ * cleanup that follows a pass phase, so that no time is counted twice. */
+static bool run_step(MimPipeline *pb, Step *s, MimWorld **w, MimWorld *keep) {
+    char name[512];
+    step_name(s, name, sizeof name);
+    tell(pb, name, false);
+    switch (s->kind) {
+    case STEP_PM: {
+        /* A traversal that changed no mutable leaves the program as the
+         * previous cleanup made it: another cleanup would only renumber
+         * (decision, docs/optimizer.md). The front end's World is always
+         * cleaned up once. */
+        uint64_t before = mim_world_mutations(*w);
+        if (!pb->scratch) pb->scratch = mim_pm_scratch_new();
+        bool ok = mim_pm_run(s->pm, *w, pb->scratch);
+        tell(pb, name, true);
+        return ok && (!(*w == keep || mim_world_mutations(*w) != before) || traced_cleanup(pb, w, keep));
+    }
+    case STEP_PHASE: {
+        MimWorld *before = *w;
+        bool ok = s->phase->cls->run(s->phase, w);
+        if (ok && *w != before && before != keep) mim_world_free(before);
+        tell(pb, name, true);
+        return ok;
+    }
+    case STEP_CLEANUP: {
+        bool ok = mim_swap_cleanup(w, keep);
+        tell(pb, name, true);
+        return ok;
+    }
+    }
+    return false;
+}
+
 static bool run_steps(MimPipeline *pb, MimWorld **w, MimWorld *keep) {
     for (size_t i = 0; i < pb->num_steps; ++i) {
         Step *s = &pb->steps[i];
-        switch (s->kind) {
-        case STEP_PM: {
-            /* A traversal that changed no mutable leaves the program as the
-             * previous cleanup made it: another cleanup would only renumber
-             * (decision, docs/optimizer.md). The front end's World is always
-             * cleaned up once. */
-            uint64_t before = mim_world_mutations(*w);
-            /* A phase without passes (e.g. of a nullptr_pass) would only
-             * walk the whole program and change nothing. */
-            if (*w != keep && mim_pm_num_passes(s->pm) == 0) break;
-            if (!pb->scratch) pb->scratch = mim_pm_scratch_new();
-            if (!mim_pm_run(s->pm, *w, pb->scratch)) return false;
-            if ((*w == keep || mim_world_mutations(*w) != before) && !mim_swap_cleanup(w, keep))
-                return false;
-            break;
-        }
-        case STEP_PHASE: {
-            MimWorld *before = *w;
-            if (!s->phase->cls->run(s->phase, w)) return false;
-            if (*w != before && before != keep) mim_world_free(before);
-            break;
-        }
-        case STEP_CLEANUP:
-            if (!mim_swap_cleanup(w, keep)) return false;
-            break;
-        }
+        /* A phase without passes (e.g. of a nullptr_pass) would only walk
+         * the whole program and change nothing. */
+        if (s->kind == STEP_PM && *w != keep && mim_pm_num_passes(s->pm) == 0) continue;
+        if (!run_step(pb, s, w, keep)) return false;
         release_input(pb, *w, &keep);
     }
     return true;

@@ -110,6 +110,7 @@ MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
 }
 
 size_t mim_pm_num_passes(const MimPassMan *pm) { return pm->num_passes; }
+const char *mim_pm_pass_name(const MimPassMan *pm, size_t i) { return pm->passes[i]->cls->name; }
 
 bool mim_pm_has_pass(const MimPassMan *pm, const MimPassClass *cls) {
     return pass_of_class(pm, cls) != NULL;

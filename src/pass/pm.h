@@ -10,6 +10,8 @@ void mim_pm_free(MimPassMan *pm);
 /* The instance of cls in this manager, created (zeroed) if absent. */
 MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh);
 size_t mim_pm_num_passes(const MimPassMan *pm);
+/* The class name of the i-th pass (registration order). */
+const char *mim_pm_pass_name(const MimPassMan *pm, size_t i);
 bool mim_pm_has_pass(const MimPassMan *pm, const MimPassClass *cls);
 /* Working memory for runs, reusable by one run after another. */
 typedef struct MimPmScratch MimPmScratch;

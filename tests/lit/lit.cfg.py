@@ -22,6 +22,9 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
         config.environment[var] = os.environ[var]
 config.environment.pop("MIM_PLUGIN_PATH", None)
 # The LLVM back end's tests compile the emitted .ll with clang 14 and run it.
-config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14") + " -Wno-override-module"))
+config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14")))
 # The build directory itself (unit-test binaries, the install test).
 config.substitutions.append(("%build", build))
+# `mim --run` needs the JIT module, built when LLVM's C API was found.
+if os.path.exists(os.path.join(build, "lib", "mim", "libmim-jit.so")):
+    config.available_features.add("jit")
