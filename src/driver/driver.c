@@ -377,8 +377,12 @@ static bool build_native(Run *r, long level) {
 
 /* --run: every output is final before the program runs (it may exit()
  * itself); the program's exit code is the run's. */
-static int run_program(Run *r) {
+static int run_program(Run *r, long level) {
     const MimOptions *o = r->o;
+    if (!mim_world_lookup_external(r->world, mim_world_sym(r->world, "main"))) {
+        fprintf(r->err, "error: --run: the program has no external function 'main' to run\n");
+        return 1;
+    }
     char *ir;
     size_t len;
     if (!ll_text(r, &ir, &len)) return 1;
@@ -390,7 +394,9 @@ static int run_program(Run *r) {
     int argc = o->run_argv ? o->run_argc : 1;
     char **argv = o->run_argv ? o->run_argv : argv0;
     int code = 1;
-    bool ok = mim_native_run(ir, len, argc, argv, (const char *const *)r->paths, r->num_paths, &code, r->err);
+    const char *cc = o->clang ? o->clang : MIM_DEFAULT_CC;
+    bool ok = mim_native_run(ir, len, argc, argv, (const char *const *)r->paths, r->num_paths, cc, level, &code,
+                             r->err);
     free(ir);
     return ok ? code : 1;
 }
@@ -489,8 +495,8 @@ static int write_outputs(Run *r, long level) {
         mim_trace_end(t);
     }
     if (!o->run) return 0;
-    mim_trace_begin(t, "run (JIT)");
-    int code = run_program(r);
+    mim_trace_begin(t, "run");
+    int code = run_program(r, level);
     mim_trace_end(t);
     return code;
 }

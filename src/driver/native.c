@@ -102,20 +102,53 @@ static bool is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* --run without the JIT: the C compiler builds the program into a
+ * temporary directory, which is removed after the program ran as a child
+ * process with argv; its exit status is the run's (128 + N if a signal N
+ * ended it, as shells report it). */
+static bool run_compiled(const char *cc, const char *ir, size_t len, long opt, int argc, char **argv,
+                         int *exit_code, FILE *err) {
+    char *ll = write_temp_ir(ir, len, err);
+    if (!ll) return false;
+    size_t n = strlen(ll);
+    char *exe = mim_xmalloc(n + 1);
+    memcpy(exe, ll, n - strlen("program.ll"));
+    strcpy(exe + n - strlen("program.ll"), "program");
+    bool ok = mim_native_compile(cc, ir, len, exe, false, opt, NULL, 0, err);
+    if (ok) {
+        char **args = mim_xcalloc((size_t)argc + 1, sizeof *args);
+        args[0] = exe; /* the path that exists; the program sees its own name */
+        for (int i = 1; i < argc; ++i) args[i] = argv[i];
+        pid_t pid;
+        fflush(NULL);
+        int e = posix_spawn(&pid, exe, NULL, NULL, args, environ);
+        if (e != 0) {
+            fprintf(err, "error: --run: cannot start the compiled program: %s\n", strerror(e));
+            ok = false;
+        } else {
+            int status;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        }
+        free(args);
+        unlink(exe);
+    }
+    free(exe);
+    remove_temp(ll);
+    return ok;
+}
+
 bool mim_native_run(const char *ir, size_t len, int argc, char **argv, const char *const *paths,
-                    size_t num_paths, int *exit_code, FILE *err) {
+                    size_t num_paths, const char *cc, long opt, int *exit_code, FILE *err) {
     void *h = NULL;
+    const char *no_jit = getenv("MIM_NO_JIT"); /* docs/cli.md: the C compiler instead */
+    if (no_jit && *no_jit) num_paths = 0;
     for (size_t i = 1; i < num_paths && !h; ++i) {
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s", paths[i], MIM_JIT_LIBRARY);
         if (n > 0 && (size_t)n < sizeof path && is_file(path)) h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
-    if (!h) {
-        fprintf(err, "error: --run needs the JIT (%s), which this mim was built without (LLVM's C API was "
-                     "not found); use --output-exe\n",
-                MIM_JIT_LIBRARY);
-        return false;
-    }
+    if (!h) return run_compiled(cc, ir, len, opt, argc, argv, exit_code, err);
     void *sym = dlsym(h, MIM_JIT_ENTRY);
     MimJitRunFn run;
     if (!sym) {

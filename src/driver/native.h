@@ -29,9 +29,10 @@ typedef bool (*MimJitRunFn)(const char *ir, size_t len, int argc, char **argv, i
 #define MIM_JIT_LIBRARY "libmim-jit.so"
 
 /* Finds libmim-jit.so along the search paths (not the current directory,
- * paths[0]) and runs the IR as mim_jit_run does. False with a message on
- * err if there is no JIT or it fails before main runs. */
+ * paths[0]) and runs the IR as mim_jit_run does; without it, the C compiler
+ * `cc` builds a temporary executable at -O<opt> that runs as a child
+ * process. False with a message on err if that fails before main runs. */
 bool mim_native_run(const char *ir, size_t len, int argc, char **argv, const char *const *paths,
-                    size_t num_paths, int *exit_code, FILE *err);
+                    size_t num_paths, const char *cc, long opt, int *exit_code, FILE *err);
 
 #endif
