@@ -413,6 +413,34 @@ static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
     return k;
 }
 
+/* `%mem.load (m, %mem.lea (n, ‹n; I8›, 0) (string, i))`: (m', c). Built
+ * one by one, left to right: gids must not depend on the compiler. */
+static MimDef *load_char(Gen *g, MimDef *m, MimDef *i) {
+    MimWorld *w = g->w;
+    MimDef *I8 = mim_type_int(w, 8);
+    MimDef *elems = mim_pack(w, g->n, I8);
+    MimDef *lea_args = triple(w, g->n, elems, mim_lit_nat(w, 0));
+    MimDef *ptr = mim_app(w, annex(w, MIM_mem_lea), lea_args);
+    ptr = mim_app(w, ptr, mim_pair(w, g->string, i));
+    MimDef *load = mim_app(w, annex(w, MIM_mem_load), mim_pair(w, I8, mim_lit_nat(w, 0)));
+    return mim_app(w, load, mim_pair(w, m, ptr));
+}
+
+/* `%core.wrap.add 3 (a, b)` on Idx s */
+static MimDef *add_idx(MimWorld *w, MimDef *s, MimDef *a, MimDef *b) {
+    MimDef *add = mim_app(w, annex(w, MIM_core_wrap_add), s);
+    add = mim_app(w, add, mim_lit_nat(w, 3));
+    return mim_app(w, add, mim_pair(w, a, b));
+}
+
+/* i' = %core.wrap.add 3 (i, %core.conv.u n 1:I64) */
+static MimDef *advance(Gen *g, MimDef *i) {
+    MimWorld *w = g->w;
+    MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0)), g->n);
+    MimDef *one = mim_app(w, conv, mim_lit_int(w, 64, 1));
+    return add_idx(w, g->n, i, one);
+}
+
 static MimDef *final(Gen *g, size_t s) { return g->d->accepting[s] ? g->accept : g->error; }
 
 static int cmp_int(const void *a, const void *b) {
@@ -428,22 +456,9 @@ static bool gen_state(Gen *g, size_t s) {
     if (g->d->erroring[s])
         return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, g->error, mim_pair(w, m, i))) != NULL;
 
-    /* built one by one, left to right: gids must not depend on the compiler */
-    MimDef *I8 = mim_type_int(w, 8);
-    MimDef *elems = mim_pack(w, g->n, I8);
-    MimDef *lea_args = triple(w, g->n, elems, mim_lit_nat(w, 0));
-    MimDef *ptr = mim_app(w, annex(w, MIM_mem_lea), lea_args);
-    ptr = mim_app(w, ptr, mim_pair(w, g->string, i));
-    MimDef *load = mim_app(w, annex(w, MIM_mem_load), mim_pair(w, I8, mim_lit_nat(w, 0)));
-    MimDef *loaded = mim_app(w, load, mim_pair(w, m, ptr));
+    MimDef *loaded = load_char(g, m, i);
     MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
-
-    /* i' = %core.wrap.add 3 (i, %core.conv.u n 1:I64) */
-    MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0)), g->n);
-    MimDef *one = mim_app(w, conv, mim_lit_int(w, 64, 1));
-    MimDef *add = mim_app(w, annex(w, MIM_core_wrap_add), g->n);
-    add = mim_app(w, add, mim_lit_nat(w, 3));
-    MimDef *advanced = mim_app(w, add, mim_pair(w, i, one));
+    MimDef *advanced = advance(g, i);
 
     char name[96];
     MimDef *next = final(g, s);
@@ -478,12 +493,223 @@ static bool gen_state(Gen *g, size_t s) {
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
+/* ---- the table-driven matcher ------------------------------------------------------ */
+
+/* The matcher as one loop over a constant transition table (docs/regex.md,
+ * "Lowering"): `nx = T#(off + col c)`, where off is the premultiplied row of
+ * the current state (row · width) and col c the character's column (c
+ * itself, or its byte class from a 256-entry map). Every entry that ends the
+ * run holds one of two exit codes above all rows, so one comparison per
+ * character decides whether the loop goes on:
+ *   STOP = rows · width  — NUL, or no transition: the run stops before c,
+ *                          matched iff the current state accepts;
+ *   ERR  = STOP + 1      — the target is erroring: ff, after c.
+ * Accepting states get the first rows, so "accepts" is `off < accepting ·
+ * width`. Entries are of type Idx size, size = the smallest power of two
+ * above ERR (wrapping adds need no modulo), which is also the table's
+ * length (the index type of an array is Idx of its length). */
+typedef struct Table {
+    size_t rows, accepting; /* non-erroring states; the accepting ones come first */
+    size_t *row_of;         /* DFA state -> row (NO_STATE: erroring) */
+    size_t *state_of;       /* row -> DFA state */
+    bool use_classes;       /* columns are byte classes, not characters */
+    uint8_t cls[NUM_CHARS]; /* the class of each character (class 0 = NUL) */
+    size_t num_classes;
+    int rep[NUM_CHARS];     /* a character of each class */
+    size_t width;           /* columns per row: 256, or a power of two ≥ num_classes */
+    uint64_t size;          /* entries: a power of two > ERR */
+    bool has_err;
+} Table;
+
+#define CODE_STOP ((size_t)-1)
+#define CODE_ERR ((size_t)-2)
+
+/* What state s does on character c: a row, CODE_STOP or CODE_ERR. */
+static size_t table_code(const Dfa *d, const Table *t, size_t s, int c) {
+    int to = d->next[s][c];
+    if (c == 0 || to < 0) return CODE_STOP;
+    return d->erroring[to] ? CODE_ERR : t->row_of[to];
+}
+
+static bool same_column(const Dfa *d, const Table *t, int a, int b) {
+    for (size_t r = 0; r < t->rows; ++r)
+        if (table_code(d, t, t->state_of[r], a) != table_code(d, t, t->state_of[r], b)) return false;
+    return true;
+}
+
+/* Rows and byte classes of d (two characters are in one class iff every
+ * state does the same on both; NUL is a class of its own). Returns false
+ * if the start state is erroring (the run fails at once: no loop). */
+static bool table_plan(const Dfa *d, Table *t) {
+    memset(t, 0, sizeof *t);
+    if (d->erroring[0]) return false;
+    t->row_of = mim_xmalloc(d->num * sizeof *t->row_of);
+    t->state_of = mim_xmalloc(d->num * sizeof *t->state_of);
+    for (int pass = 0; pass < 2; ++pass) /* accepting states first, each in state order */
+        for (size_t s = 0; s < d->num; ++s) {
+            if (pass == 0) t->row_of[s] = NO_STATE;
+            if (d->erroring[s] || d->accepting[s] != (pass == 0)) continue;
+            t->row_of[s] = t->rows;
+            t->state_of[t->rows++] = s;
+            t->accepting += pass == 0;
+        }
+    for (size_t s = 0; s < d->num; ++s)
+        for (int c = 1; c < NUM_CHARS; ++c) t->has_err |= !d->erroring[s] && d->next[s][c] >= 0 && d->erroring[d->next[s][c]];
+    /* classes: columns compared only when their hashes agree */
+    uint64_t hash[NUM_CHARS];
+    for (int c = 0; c < NUM_CHARS; ++c) {
+        uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (size_t r = 0; r < t->rows; ++r) h = (h ^ table_code(d, t, t->state_of[r], c)) * 0xbf58476d1ce4e5b9ull;
+        hash[c] = h ^ h >> 31;
+    }
+    t->num_classes = 1; /* NUL */
+    t->rep[0] = 0;
+    for (int c = 1; c < NUM_CHARS; ++c) {
+        size_t k = 1;
+        while (k < t->num_classes && !(hash[t->rep[k]] == hash[c] && same_column(d, t, t->rep[k], c))) ++k;
+        if (k == t->num_classes) t->rep[t->num_classes++] = c;
+        t->cls[c] = (uint8_t)k;
+    }
+    return true;
+}
+
+/* Fixes the row width (classes or characters) and the entry count. */
+static void table_shape(Table *t, bool use_classes) {
+    t->use_classes = use_classes;
+    t->width = NUM_CHARS;
+    if (use_classes)
+        for (t->width = 1; t->width < t->num_classes;) t->width *= 2;
+    /* at least 256 entries: byte-wide entries need no masking (an i7 table
+     * costs an `and` per character on the loop's critical path) */
+    for (t->size = 256; t->size < t->rows * t->width + 2;) t->size *= 2;
+}
+
+static void table_free(Table *t) {
+    free(t->row_of);
+    free(t->state_of);
+}
+
+/* `%core.icmp.X s (a, b)` on Idx s */
+static MimDef *cmp_idx(MimWorld *w, uint64_t id, uint64_t s, MimDef *a, MimDef *b) {
+    MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, s));
+    return mim_app(w, op, mim_pair(w, a, b));
+}
+
+/* The table T (and the class map) as constant arrays. */
+static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
+    size_t stop = t->rows * t->width;
+    MimDef **ops = mim_xmalloc(t->size * sizeof *ops);
+    for (uint64_t e = 0; e < t->size; ++e) {
+        size_t r = (size_t)(e / t->width), col = (size_t)(e % t->width), code = CODE_STOP;
+        if (r < t->rows && (!t->use_classes || col < t->num_classes))
+            code = table_code(d, t, t->state_of[r], t->use_classes ? t->rep[col] : (int)col);
+        uint64_t v = r >= t->rows ? 0 : code == CODE_STOP ? stop : code == CODE_ERR ? stop + 1 : code * t->width;
+        ops[e] = mim_lit_idx(w, t->size, v);
+    }
+    MimDef *arr = mim_tuple(w, ops, t->size);
+    free(ops);
+    return arr;
+}
+
+static MimDef *class_array(MimWorld *w, const Table *t) {
+    MimDef *ops[NUM_CHARS];
+    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, t->size, t->cls[c]);
+    return mim_tuple(w, ops, NUM_CHARS);
+}
+
+/* The body of match_regex as the table loop (see Table):
+ *   loop (m, i, off)      = (step, leave)#(nx ≥ STOP) (m', i, off, nx)
+ *                           where (m', c) = string[i], nx = T#(off + col c)
+ *   step (m, i, off, nx)  = loop (m, i + 1, nx)
+ *   leave (m, i, off, nx) = exit (m, off < accepting·width, i)   (STOP)
+ *                           exit (m, ff, i + 1)                   (ERR) */
+static MimDef *gen_table(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
+    MimWorld *w = g->w;
+    MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, g->n), *O = mim_type_idx_n(w, t->size);
+    MimDef *T = table_array(w, g->d, t);
+    MimDef *cls = t->use_classes ? class_array(w, t) : NULL;
+    MimDef *loop = mim_mut_lam(w, mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3)));
+    MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
+    MimDef *step = mim_mut_lam(w, cn4), *leave = mim_mut_lam(w, cn4);
+    if (!loop || !step || !leave) return NULL;
+    mim_def_set_name(loop, mim_world_sym(w, "table_loop"));
+    mim_def_set_name(step, mim_world_sym(w, "table_step"));
+    mim_def_set_name(leave, mim_world_sym(w, "table_leave"));
+    size_t stop = t->rows * t->width;
+
+    MimDef *m = mim_var_proj(w, loop, 3, 0), *i = mim_var_proj(w, loop, 3, 1), *off = mim_var_proj(w, loop, 3, 2);
+    MimDef *loaded = load_char(g, m, i);
+    MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
+    MimDef *col;
+    if (cls) {
+        col = mim_extract(w, cls, c);
+    } else {
+        MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, NUM_CHARS)), mim_lit_nat(w, t->size));
+        col = mim_app(w, conv, c);
+    }
+    MimDef *at = add_idx(w, mim_lit_nat(w, t->size), off, col);
+    MimDef *nx = mim_extract(w, T, at);
+    MimDef *out = cmp_idx(w, MIM_core_icmp_uge, t->size, nx, mim_lit_idx(w, t->size, stop));
+    MimDef *args = mim_tuple(w, (MimDef *[]){m2, i, off, nx}, 4);
+    if (!mim_lam_set(w, loop, mim_lit_bool(w, false), branch(w, step, leave, out, args))) return NULL;
+
+    MimDef *sm = mim_var_proj(w, step, 4, 0), *si = mim_var_proj(w, step, 4, 1), *snx = mim_var_proj(w, step, 4, 3);
+    MimDef *next_i = advance(g, si);
+    MimDef *again = mim_app(w, loop, triple(w, sm, next_i, snx));
+    if (!mim_lam_set(w, step, mim_lit_bool(w, false), again)) return NULL;
+
+    MimDef *lm = mim_var_proj(w, leave, 4, 0), *li = mim_var_proj(w, leave, 4, 1);
+    MimDef *loff = mim_var_proj(w, leave, 4, 2), *lnx = mim_var_proj(w, leave, 4, 3);
+    MimDef *ok = cmp_idx(w, MIM_core_icmp_ul, t->size, loff, mim_lit_idx(w, t->size, t->accepting * t->width));
+    MimDef *p = li;
+    if (t->has_err) {
+        MimDef *err = cmp_idx(w, MIM_core_icmp_e, t->size, lnx, mim_lit_idx(w, t->size, stop + 1));
+        ok = mim_extract(w, mim_pair(w, ok, mim_lit_bool(w, false)), err);
+        MimDef *after = advance(g, li);
+        p = mim_extract(w, mim_pair(w, li, after), err);
+    }
+    MimDef *done = mim_app(w, g->exit, triple(w, lm, ok, p));
+    if (!mim_lam_set(w, leave, mim_lit_bool(w, false), done)) return NULL;
+
+    MimDef *start = mim_lit_idx(w, t->size, t->row_of[0] * t->width);
+    return mim_app(w, loop, triple(w, mem, pos, start));
+}
+
 /* `exit (m, value, p)` as the body of the continuation `lam`. */
 static bool gen_exit(Gen *g, MimDef *lam, bool value) {
     MimWorld *w = g->w;
     MimDef *m = mim_var_proj(w, lam, 2, 0), *p = mim_var_proj(w, lam, 2, 1);
     MimDef *body = mim_app(w, g->exit, triple(w, m, mim_lit_bool(w, value), p));
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
+}
+
+/* The body of match_regex as control flow: one continuation per state. */
+static MimDef *gen_control_flow(Gen *g, MimDef *mem, MimDef *pos) {
+    const Dfa *d = g->d;
+    char name[32];
+    for (size_t s = 0; s < d->num; ++s) {
+        snprintf(name, sizeof name, "state_%zu", s);
+        if (!(g->state[s] = cont(g, name))) return NULL;
+    }
+    for (size_t s = 0; s < d->num; ++s)
+        if (!gen_state(g, s)) return NULL;
+    return mim_app(g->w, g->state[0], mim_pair(g->w, mem, pos));
+}
+
+/* Which lowering an automaton gets (docs/regex.md, "Choosing the form",
+ * has the measurements behind the thresholds). MIM_REGEX_LOWERING = cf,
+ * table or table256 (no class map) forces one, for benchmarking. */
+enum { FORM_CF, FORM_TABLE_CLASSES, FORM_TABLE_CHARS };
+#define CF_MAX_STATES 32        /* above: table (code size and compile time grow per state) */
+#define CHARS_MAX_ENTRIES 8192  /* a table of whole character rows at most this big */
+
+static int choose_form(const Dfa *d, const Table *t, bool table_ok) {
+    const char *force = getenv("MIM_REGEX_LOWERING");
+    if (force && table_ok && !strcmp(force, "table")) return FORM_TABLE_CLASSES;
+    if (force && table_ok && !strcmp(force, "table256")) return FORM_TABLE_CHARS;
+    if (force && !strcmp(force, "cf")) return FORM_CF;
+    if (!table_ok || d->num <= CF_MAX_STATES) return FORM_CF;
+    return t->rows * NUM_CHARS <= CHARS_MAX_ENTRIES ? FORM_TABLE_CHARS : FORM_TABLE_CLASSES;
 }
 
 /* match_regex for the DFA d and size n, viewed in direct style. */
@@ -502,24 +728,27 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     g.exit = mim_var_proj(w, match, 2, 1);
     mim_def_set_name(g.exit, mim_world_sym(w, "exit"));
     g.cn_mi = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I}, 2));
-    g.error = cont(&g, "error");
-    g.accept = cont(&g, "accept");
     g.state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.state);
-    MimDef *res = NULL;
-    char name[32];
-    for (size_t s = 0; s < d->num; ++s) {
-        snprintf(name, sizeof name, "state_%zu", s);
-        if (!(g.state[s] = cont(&g, name))) goto out;
-    }
-    if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
-    for (size_t s = 0; s < d->num; ++s)
-        if (!gen_state(&g, s)) goto out;
+    Table t;
+    bool table_ok = table_plan(d, &t);
+    int form = choose_form(d, &t, table_ok);
+    MimDef *res = NULL, *start = NULL;
     MimDef *mem = mim_proj(w, args, 3, 0);
-    MimDef *start = mim_app(w, g.state[0], mim_pair(w, mem, mim_proj(w, args, 3, 2)));
-    if (!mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
+    MimDef *pos = mim_proj(w, args, 3, 2);
+    if (form == FORM_CF) {
+        g.error = cont(&g, "error");
+        g.accept = cont(&g, "accept");
+        if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
+        start = gen_control_flow(&g, mem, pos);
+    } else {
+        table_shape(&t, form == FORM_TABLE_CLASSES);
+        start = gen_table(&g, &t, mem, pos);
+    }
+    if (!start || !mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
     MimDef *cps2ds = mim_app(w, annex(w, MIM_direct_cps2ds), mim_pair(w, sig_dom, sig_cod));
     res = mim_app(w, cps2ds, match);
 out:
+    if (table_ok) table_free(&t);
     free(g.state);
     return res;
 }
