@@ -356,6 +356,7 @@ typedef struct Gen {
     MimDef *cn_mi;               /* Cn [%mem.M, Idx n] */
     MimDef *error, *accept;
     MimDef **state;              /* one continuation per DFA state */
+    MimDef **to_state;           /* to_state_t, made on first use (control-flow form) */
 } Gen;
 
 static MimDef *annex(MimWorld *w, uint64_t id) { return mim_world_annex(w, id); }
@@ -443,9 +444,38 @@ static MimDef *advance(Gen *g, MimDef *i) {
 
 static MimDef *final(Gen *g, size_t s) { return g->d->accepting[s] ? g->accept : g->error; }
 
-static int cmp_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+/* A transition of a state in the control-flow form: its target and how
+ * many characters lead there. */
+typedef struct Out {
+    size_t to, count;
+    bool self;
+} Out;
+
+/* The order of the checks: the self-loop first (in the e-mail matcher, the
+ * self-loops of two states take 70 % of all characters), then larger
+ * character sets before smaller ones, then ascending target: fixed, so the
+ * output does not depend on anything but the automaton. */
+static int cmp_out(const void *a, const void *b) {
+    const Out *x = a, *y = b;
+    if (x->self != y->self) return x->self ? -1 : 1;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+/* `to_state_t (m, i) = state_t (m, i')`: a check branches to it or to the
+ * next check with the same arguments, so its condition has no other use
+ * (no select of the position) and LLVM can compute it where it is tested. */
+static MimDef *to_state(Gen *g, size_t t) {
+    if (g->to_state[t]) return g->to_state[t];
+    char name[48];
+    snprintf(name, sizeof name, "to_state_%zu", t);
+    MimDef *lam = cont(g, name);
+    if (!lam) return NULL;
+    MimDef *m = mim_var_proj(g->w, lam, 2, 0), *i = mim_var_proj(g->w, lam, 2, 1);
+    MimDef *next_i = advance(g, i);
+    MimDef *body = mim_app(g->w, g->state[t], mim_pair(g->w, m, next_i));
+    if (!mim_lam_set(g->w, lam, mim_lit_bool(g->w, false), body)) return NULL;
+    return g->to_state[t] = lam;
 }
 
 /* The body of state_s (m, i). */
@@ -458,31 +488,35 @@ static bool gen_state(Gen *g, size_t s) {
 
     MimDef *loaded = load_char(g, m, i);
     MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
-    MimDef *advanced = advance(g, i);
 
+    /* The distinct targets of s: at most one per char, so found from the
+     * 256 transitions, not by a scan of all states (that made generation
+     * quadratic in the automaton). */
+    size_t *count = mim_xcalloc(g->d->num, sizeof *count);
+    Out outs[NUM_CHARS];
+    size_t num_outs = 0;
+    for (int ch = 0; ch < NUM_CHARS; ++ch) {
+        int t = g->d->next[s][ch];
+        if (t >= 0 && !count[t]++) outs[num_outs++] = (Out){(size_t)t, 0, (size_t)t == s};
+    }
+    for (size_t j = 0; j < num_outs; ++j) outs[j].count = count[outs[j].to];
+    free(count);
+    qsort(outs, num_outs, sizeof *outs, cmp_out);
+
+    /* the chain is built from its end: the first check is created last */
     char name[96];
     MimDef *next = final(g, s);
     bool chars[NUM_CHARS];
-    /* The distinct targets of s in ascending order: at most one per char, so
-     * found from the 256 transitions, not by a scan of all states (that made
-     * generation quadratic in the automaton). */
-    int targets[NUM_CHARS];
-    size_t num_targets = 0;
-    for (int ch = 0; ch < NUM_CHARS; ++ch)
-        if (g->d->next[s][ch] >= 0) targets[num_targets++] = g->d->next[s][ch];
-    qsort(targets, num_targets, sizeof *targets, cmp_int);
-    for (size_t j = 0; j < num_targets; ++j) {
-        if (j && targets[j] == targets[j - 1]) continue;
-        size_t t = (size_t)targets[j];
+    for (size_t j = num_outs; j-- > 0;) {
+        size_t t = outs[j].to;
         for (int ch = 0; ch < NUM_CHARS; ++ch) chars[ch] = g->d->next[s][ch] == (int)t;
         MimDef *k = check_of(w, chars, c);
         snprintf(name, sizeof name, "check_state_%zu_to_state_%zu", s, t);
         MimDef *check = cont(g, name);
-        if (!check) return false;
+        MimDef *go = check ? to_state(g, t) : NULL;
+        if (!go) return false;
         MimDef *cm = mim_var_proj(w, check, 2, 0), *cp = mim_var_proj(w, check, 2, 1);
-        MimDef *pos = mim_extract(w, mim_pair(w, cp, advanced), k);
-        if (!mim_lam_set(w, check, mim_lit_bool(w, false), branch(w, next, g->state[t], k, mim_pair(w, cm, pos))))
-            return false;
+        if (!mim_lam_set(w, check, mim_lit_bool(w, false), branch(w, next, go, k, mim_pair(w, cm, cp)))) return false;
         next = check;
     }
     /* next directly, not a wrapper continuation around it: η-reduction would
@@ -723,12 +757,13 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     if (!match) return NULL;
     mim_def_set_name(match, mim_world_sym(w, "match_regex"));
     MimDef *args = mim_var_proj(w, match, 2, 0);
-    Gen g = {w, d, n, NULL, NULL, NULL, NULL, NULL, NULL};
+    Gen g = {w, d, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     g.string = mim_proj(w, args, 3, 1);
     g.exit = mim_var_proj(w, match, 2, 1);
     mim_def_set_name(g.exit, mim_world_sym(w, "exit"));
     g.cn_mi = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I}, 2));
     g.state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.state);
+    g.to_state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.to_state);
     Table t;
     bool table_ok = table_plan(d, &t);
     int form = choose_form(d, &t, table_ok);
@@ -750,6 +785,7 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
 out:
     if (table_ok) table_free(&t);
     free(g.state);
+    free(g.to_state);
     return res;
 }
 
