@@ -24,6 +24,10 @@
 /* the generated matchers: whole-line match of a NUL-terminated line */
 bool match_mail(const char *line);
 bool match_mail_pattern(const char *line) __attribute__((weak));
+/* the same matcher with each lowering forced (MIM_REGEX_LOWERING), if built */
+bool match_mail_cf(const char *line) __attribute__((weak));
+bool match_mail_table(const char *line) __attribute__((weak));
+bool match_mail_table2(const char *line) __attribute__((weak));
 
 void *re2_shim_compile(const char *pattern);
 int re2_shim_full_match(void *re, const char *s, size_t len);
@@ -151,11 +155,14 @@ int main(int argc, char **argv) {
     int passes = argc > 3 ? atoi(argv[3]) : 200, rounds = argc > 4 ? atoi(argv[4]) : 3;
     if (rounds < 1 || rounds > 16 || passes < 1) die("bad PASSES or ROUNDS");
 
-    Engine eng[8];
+    Engine eng[12];
     size_t ne = 0;
     double t;
     eng[ne++] = (Engine){"mim (axioms)", pass_mim, (void *)match_mail, NULL, 0, {0}};
     if (match_mail_pattern) eng[ne++] = (Engine){"mim (pattern)", pass_mim, (void *)match_mail_pattern, NULL, 0, {0}};
+    if (match_mail_cf) eng[ne++] = (Engine){"mim cf", pass_mim, (void *)match_mail_cf, NULL, 0, {0}};
+    if (match_mail_table) eng[ne++] = (Engine){"mim table", pass_mim, (void *)match_mail_table, NULL, 0, {0}};
+    if (match_mail_table2) eng[ne++] = (Engine){"mim table2", pass_mim, (void *)match_mail_table2, NULL, 0, {0}};
 
     int err;
     PCRE2_SIZE off;
@@ -227,8 +234,8 @@ int main(int argc, char **argv) {
         else
             printf("%20.2f |\n", e->compile_ms);
     }
-    pcre2_match_data_free(eng[match_mail_pattern ? 2 : 1].aux);
-    pcre2_match_data_free(eng[match_mail_pattern ? 3 : 2].aux);
+    for (size_t k = 0; k < ne; ++k)
+        if (eng[k].pass == pass_pcre2 || eng[k].pass == pass_pcre2_jit) pcre2_match_data_free(eng[k].aux);
     pcre2_code_free(pc), pcre2_code_free(pj);
     re2_shim_free(re2);
     hs_free_scratch(scratch), hs_free_database(db);

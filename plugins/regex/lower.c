@@ -546,11 +546,10 @@ typedef struct Table {
     size_t rows, accepting; /* non-erroring states; the accepting ones come first */
     size_t *row_of;         /* DFA state -> row (NO_STATE: erroring) */
     size_t *state_of;       /* row -> DFA state */
-    bool use_classes;       /* columns are byte classes, not characters */
     uint8_t cls[NUM_CHARS]; /* the class of each character (class 0 = NUL) */
     size_t num_classes;
     int rep[NUM_CHARS];     /* a character of each class */
-    size_t width;           /* columns per row: 256, or a power of two ≥ num_classes */
+    size_t width;           /* columns per row: a power of two ≥ num_classes */
     uint64_t size;          /* entries: a power of two > ERR */
     bool has_err;
 } Table;
@@ -607,12 +606,15 @@ static bool table_plan(const Dfa *d, Table *t) {
     return true;
 }
 
-/* Fixes the row width (classes or characters) and the entry count. */
-static void table_shape(Table *t, bool use_classes) {
-    t->use_classes = use_classes;
-    t->width = NUM_CHARS;
-    if (use_classes)
-        for (t->width = 1; t->width < t->num_classes;) t->width *= 2;
+static size_t pow2_at_least(size_t n) {
+    size_t k = 1;
+    while (k < n) k *= 2;
+    return k;
+}
+
+/* Fixes the row width and the entry count. */
+static void table_shape(Table *t) {
+    t->width = pow2_at_least(t->num_classes);
     /* at least 256 entries: byte-wide entries need no masking (an i7 table
      * costs an `and` per character on the loop's critical path) */
     for (t->size = 256; t->size < t->rows * t->width + 2;) t->size *= 2;
@@ -635,8 +637,7 @@ static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
     MimDef **ops = mim_xmalloc(t->size * sizeof *ops);
     for (uint64_t e = 0; e < t->size; ++e) {
         size_t r = (size_t)(e / t->width), col = (size_t)(e % t->width), code = CODE_STOP;
-        if (r < t->rows && (!t->use_classes || col < t->num_classes))
-            code = table_code(d, t, t->state_of[r], t->use_classes ? t->rep[col] : (int)col);
+        if (r < t->rows && col < t->num_classes) code = table_code(d, t, t->state_of[r], t->rep[col]);
         uint64_t v = r >= t->rows ? 0 : code == CODE_STOP ? stop : code == CODE_ERR ? stop + 1 : code * t->width;
         ops[e] = mim_lit_idx(w, t->size, v);
     }
@@ -645,9 +646,10 @@ static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
     return arr;
 }
 
-static MimDef *class_array(MimWorld *w, const Table *t) {
+/* The class map scaled by m: ‹c; cls c · m› as Idx size literals. */
+static MimDef *class_array_scaled(MimWorld *w, const Table *t, uint64_t size, size_t m) {
     MimDef *ops[NUM_CHARS];
-    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, t->size, t->cls[c]);
+    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, size, t->cls[c] * m);
     return mim_tuple(w, ops, NUM_CHARS);
 }
 
@@ -661,7 +663,7 @@ static MimDef *gen_table(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
     MimWorld *w = g->w;
     MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, g->n), *O = mim_type_idx_n(w, t->size);
     MimDef *T = table_array(w, g->d, t);
-    MimDef *cls = t->use_classes ? class_array(w, t) : NULL;
+    MimDef *cls = class_array_scaled(w, t, t->size, 1);
     MimDef *loop = mim_mut_lam(w, mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3)));
     MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
     MimDef *step = mim_mut_lam(w, cn4), *leave = mim_mut_lam(w, cn4);
@@ -674,13 +676,7 @@ static MimDef *gen_table(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
     MimDef *m = mim_var_proj(w, loop, 3, 0), *i = mim_var_proj(w, loop, 3, 1), *off = mim_var_proj(w, loop, 3, 2);
     MimDef *loaded = load_char(g, m, i);
     MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
-    MimDef *col;
-    if (cls) {
-        col = mim_extract(w, cls, c);
-    } else {
-        MimDef *conv = mim_app(w, mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, NUM_CHARS)), mim_lit_nat(w, t->size));
-        col = mim_app(w, conv, c);
-    }
+    MimDef *col = mim_extract(w, cls, c);
     MimDef *at = add_idx(w, mim_lit_nat(w, t->size), off, col);
     MimDef *nx = mim_extract(w, T, at);
     MimDef *out = cmp_idx(w, MIM_core_icmp_uge, t->size, nx, mim_lit_idx(w, t->size, stop));
@@ -730,20 +726,160 @@ static MimDef *gen_control_flow(Gen *g, MimDef *mem, MimDef *pos) {
     return mim_app(g->w, g->state[0], mim_pair(g->w, mem, pos));
 }
 
-/* Which lowering an automaton gets (docs/regex.md, "Choosing the form",
- * has the measurements behind the thresholds). MIM_REGEX_LOWERING = cf,
- * table or table256 (no class map) forces one, for benchmarking. */
-enum { FORM_CF, FORM_TABLE_CLASSES, FORM_TABLE_CHARS };
-#define CF_MAX_STATES 32        /* above: table (code size and compile time grow per state) */
-#define CHARS_MAX_ENTRIES 8192  /* a table of whole character rows at most this big */
+/* ---- the two-character table ------------------------------------------------------ */
 
-static int choose_form(const Dfa *d, const Table *t, bool table_ok) {
+/* The table loop reads one entry per character, and each read waits for the
+ * previous one (its row): the loop runs at the latency of a load. This
+ * variant reads one entry per *two* characters, from a table indexed by the
+ * row and the classes of both (T2#(off + pair c1 c2), pair = cls c1 · K +
+ * cls c2, K = classes rounded up to a power of two, rows of K² entries).
+ * c2 is read only when c1 is not NUL (it may lie past the string's end).
+ * Exit codes above all rows say where the run ended:
+ *   B+0 stop before c1 (matched iff the current state accepts)
+ *   B+1 erroring after c1              B+2/B+3 stop before c2, rejecting/accepting
+ *   B+4 erroring after c2 */
+enum { X_STOP1, X_ERR1, X_STOP2_REJ, X_STOP2_ACC, X_ERR2, X_NUM };
+
+static uint64_t table2_size(const Table *t, size_t k) {
+    uint64_t size = 256;
+    while (size < t->rows * k * k + X_NUM) size *= 2;
+    return size;
+}
+
+static MimDef *table2_array(MimWorld *w, const Dfa *d, const Table *t, size_t k, uint64_t size) {
+    size_t base = t->rows * k * k;
+    MimDef **ops = mim_xmalloc(size * sizeof *ops);
+    for (uint64_t e = 0; e < size; ++e) {
+        size_t r = (size_t)(e / (k * k)), k1 = (size_t)(e / k % k), k2 = (size_t)(e % k);
+        uint64_t v = 0;
+        if (r < t->rows) {
+            size_t first = k1 < t->num_classes ? table_code(d, t, t->state_of[r], t->rep[k1]) : CODE_STOP;
+            if (first == CODE_STOP) v = base + X_STOP1;
+            else if (first == CODE_ERR) v = base + X_ERR1;
+            else {
+                size_t s1 = t->state_of[first];
+                size_t second = k2 < t->num_classes ? table_code(d, t, s1, t->rep[k2]) : CODE_STOP;
+                if (second == CODE_STOP) v = base + (d->accepting[s1] ? X_STOP2_ACC : X_STOP2_REJ);
+                else if (second == CODE_ERR) v = base + X_ERR2;
+                else v = second * k * k;
+            }
+        }
+        ops[e] = mim_lit_idx(w, size, v);
+    }
+    MimDef *arr = mim_tuple(w, ops, size);
+    free(ops);
+    return arr;
+}
+
+/* The body of match_regex as the two-character loop:
+ *   loop (m, i, off)     = (pair, leave1)#(c1 = NUL) (m', i, off)
+ *   pair (m, i, off)     = (step, leave2)#(nx ≥ B) (m', i, off, nx)
+ *                          where nx = T2#(off + cls c1 · K + cls c2)
+ *   step (m, i, off, nx) = loop (m, i + 2, nx)
+ *   leave1 (m, i, off)   = exit (m, off < accepting · K², i)
+ *   leave2 (m, i, off, nx) decodes the exit code (see above). */
+static MimDef *gen_table2(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
+    MimWorld *w = g->w;
+    size_t k = pow2_at_least(t->num_classes);
+    uint64_t size = table2_size(t, k);
+    size_t base = t->rows * k * k;
+    MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, g->n), *O = mim_type_idx_n(w, size);
+    MimDef *S = mim_lit_nat(w, size);
+    MimDef *T = table2_array(w, g->d, t, k, size);
+    MimDef *hi = class_array_scaled(w, t, size, k), *lo = class_array_scaled(w, t, size, 1);
+    MimDef *cn3 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3));
+    MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
+    MimDef *loop = mim_mut_lam(w, cn3), *pair = mim_mut_lam(w, cn3), *leave1 = mim_mut_lam(w, cn3);
+    MimDef *step = mim_mut_lam(w, cn4), *leave2 = mim_mut_lam(w, cn4);
+    if (!loop || !pair || !leave1 || !step || !leave2) return NULL;
+    mim_def_set_name(loop, mim_world_sym(w, "table2_loop"));
+    mim_def_set_name(pair, mim_world_sym(w, "table2_pair"));
+    mim_def_set_name(leave1, mim_world_sym(w, "table2_leave1"));
+    mim_def_set_name(step, mim_world_sym(w, "table2_step"));
+    mim_def_set_name(leave2, mim_world_sym(w, "table2_leave2"));
+    MimDef *ff = mim_lit_bool(w, false);
+
+    /* loop: c1 */
+    MimDef *m = mim_var_proj(w, loop, 3, 0), *i = mim_var_proj(w, loop, 3, 1), *off = mim_var_proj(w, loop, 3, 2);
+    MimDef *loaded = load_char(g, m, i);
+    MimDef *m2 = mim_proj(w, loaded, 2, 0), *c1 = mim_proj(w, loaded, 2, 1);
+    MimDef *nul = cmp_char(w, MIM_core_icmp_e, c1, 0);
+    if (!mim_lam_set(w, loop, ff, branch(w, pair, leave1, nul, triple(w, m2, i, off)))) return NULL;
+
+    /* pair: c1 again (same address: LLVM reuses the load), c2 */
+    MimDef *pm = mim_var_proj(w, pair, 3, 0), *pi = mim_var_proj(w, pair, 3, 1), *poff = mim_var_proj(w, pair, 3, 2);
+    MimDef *l1 = load_char(g, pm, pi);
+    MimDef *pm1 = mim_proj(w, l1, 2, 0), *pc1 = mim_proj(w, l1, 2, 1);
+    MimDef *pi1 = advance(g, pi);
+    MimDef *l2 = load_char(g, pm1, pi1);
+    MimDef *pm2 = mim_proj(w, l2, 2, 0), *pc2 = mim_proj(w, l2, 2, 1);
+    MimDef *col1 = mim_extract(w, hi, pc1);
+    MimDef *col2 = mim_extract(w, lo, pc2);
+    /* col1 | col2 = col1 + col2 (col2 < K, col1 a multiple of K): an `or`,
+     * so that LLVM does not reassociate off + col1 + col2 as (off + col1) +
+     * col2, one more add on the loop's critical path (measured: 436 → 406
+     * µs on the e-mail benchmark; `or` with off too is worse, 447 µs) */
+    MimDef *or_ = mim_app(w, mim_app(w, annex(w, MIM_core_bit2_or_), S), mim_lit_nat(w, 0));
+    MimDef *col = mim_app(w, or_, mim_pair(w, col1, col2));
+    MimDef *at = add_idx(w, S, poff, col);
+    MimDef *nx = mim_extract(w, T, at);
+    MimDef *out = cmp_idx(w, MIM_core_icmp_uge, size, nx, mim_lit_idx(w, size, base));
+    MimDef *args = mim_tuple(w, (MimDef *[]){pm2, pi, poff, nx}, 4);
+    if (!mim_lam_set(w, pair, ff, branch(w, step, leave2, out, args))) return NULL;
+
+    /* step */
+    MimDef *sm = mim_var_proj(w, step, 4, 0), *si = mim_var_proj(w, step, 4, 1), *snx = mim_var_proj(w, step, 4, 3);
+    MimDef *si1 = advance(g, si);
+    MimDef *si2 = advance(g, si1);
+    if (!mim_lam_set(w, step, ff, mim_app(w, loop, triple(w, sm, si2, snx)))) return NULL;
+
+    /* leave1: NUL at c1 */
+    MimDef *am = mim_var_proj(w, leave1, 3, 0), *ai = mim_var_proj(w, leave1, 3, 1), *aoff = mim_var_proj(w, leave1, 3, 2);
+    MimDef *acc = cmp_idx(w, MIM_core_icmp_ul, size, aoff, mim_lit_idx(w, size, t->accepting * k * k));
+    if (!mim_lam_set(w, leave1, ff, mim_app(w, g->exit, triple(w, am, acc, ai)))) return NULL;
+
+    /* leave2 */
+    MimDef *bm = mim_var_proj(w, leave2, 4, 0), *bi = mim_var_proj(w, leave2, 4, 1);
+    MimDef *boff = mim_var_proj(w, leave2, 4, 2), *bnx = mim_var_proj(w, leave2, 4, 3);
+    MimDef *is_stop1 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_STOP1));
+    MimDef *is_acc2 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_STOP2_ACC));
+    MimDef *is_err2 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_ERR2));
+    MimDef *bacc = cmp_idx(w, MIM_core_icmp_ul, size, boff, mim_lit_idx(w, size, t->accepting * k * k));
+    MimDef *ok = mim_extract(w, mim_pair(w, is_acc2, bacc), is_stop1);
+    MimDef *bi1 = advance(g, bi);
+    MimDef *bi2 = advance(g, bi1);
+    MimDef *p = mim_extract(w, mim_pair(w, bi1, bi2), is_err2);
+    p = mim_extract(w, mim_pair(w, p, bi), is_stop1);
+    if (!mim_lam_set(w, leave2, ff, mim_app(w, g->exit, triple(w, bm, ok, p)))) return NULL;
+
+    MimDef *start = mim_lit_idx(w, size, t->row_of[0] * k * k);
+    return mim_app(w, loop, triple(w, mem, pos, start));
+}
+
+/* Which lowering an automaton gets (docs/regex.md, "Choosing the form",
+ * has the measurements behind the rules):
+ *  - control flow if the start state is erroring (no loop: the run fails at
+ *    once) or the automaton has at most CF_MAX_ROWS non-erroring states
+ *    (`\w+`: a self-loop the branch predictor follows; 214 µs vs 242 for the
+ *    two-character table);
+ *  - else the two-character table while it has at most PAIRS_MAX_ENTRIES
+ *    entries (e-mail, 12 states: 409 µs vs 676 table, 678 control flow;
+ *    1,024 states: 397 vs 951 and 1,386);
+ *  - else the one-character table (4,096 states: the pair table would have
+ *    2^17 entries of 4 bytes).
+ * MIM_REGEX_LOWERING = cf, table or table2 forces one (benchmarks, tests). */
+enum { FORM_CF, FORM_TABLE, FORM_TABLE_PAIRS };
+#define CF_MAX_ROWS 2
+#define PAIRS_MAX_ENTRIES 32768
+
+static int choose_form(const Table *t, bool table_ok) {
     const char *force = getenv("MIM_REGEX_LOWERING");
-    if (force && table_ok && !strcmp(force, "table")) return FORM_TABLE_CLASSES;
-    if (force && table_ok && !strcmp(force, "table256")) return FORM_TABLE_CHARS;
     if (force && !strcmp(force, "cf")) return FORM_CF;
-    if (!table_ok || d->num <= CF_MAX_STATES) return FORM_CF;
-    return t->rows * NUM_CHARS <= CHARS_MAX_ENTRIES ? FORM_TABLE_CHARS : FORM_TABLE_CLASSES;
+    if (force && table_ok && !strcmp(force, "table")) return FORM_TABLE;
+    if (force && table_ok && !strcmp(force, "table2")) return FORM_TABLE_PAIRS;
+    if (!table_ok || t->rows <= CF_MAX_ROWS) return FORM_CF;
+    size_t k = pow2_at_least(t->num_classes);
+    return t->rows * k * k + X_NUM <= PAIRS_MAX_ENTRIES ? FORM_TABLE_PAIRS : FORM_TABLE;
 }
 
 /* match_regex for the DFA d and size n, viewed in direct style. */
@@ -766,7 +902,7 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     g.to_state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.to_state);
     Table t;
     bool table_ok = table_plan(d, &t);
-    int form = choose_form(d, &t, table_ok);
+    int form = choose_form(&t, table_ok);
     MimDef *res = NULL, *start = NULL;
     MimDef *mem = mim_proj(w, args, 3, 0);
     MimDef *pos = mim_proj(w, args, 3, 2);
@@ -775,8 +911,10 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
         g.accept = cont(&g, "accept");
         if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
         start = gen_control_flow(&g, mem, pos);
+    } else if (form == FORM_TABLE_PAIRS) {
+        start = gen_table2(&g, &t, mem, pos);
     } else {
-        table_shape(&t, form == FORM_TABLE_CLASSES);
+        table_shape(&t);
         start = gen_table(&g, &t, mem, pos);
     }
     if (!start || !mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
