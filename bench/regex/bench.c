@@ -28,6 +28,7 @@ bool match_mail_pattern(const char *line) __attribute__((weak));
 bool match_mail_cf(const char *line) __attribute__((weak));
 bool match_mail_table(const char *line) __attribute__((weak));
 bool match_mail_table2(const char *line) __attribute__((weak));
+bool match_mail_table3(const char *line) __attribute__((weak));
 
 void *re2_shim_compile(const char *pattern);
 int re2_shim_full_match(void *re, const char *s, size_t len);
@@ -163,6 +164,7 @@ int main(int argc, char **argv) {
     if (match_mail_cf) eng[ne++] = (Engine){"mim cf", pass_mim, (void *)match_mail_cf, NULL, 0, {0}};
     if (match_mail_table) eng[ne++] = (Engine){"mim table", pass_mim, (void *)match_mail_table, NULL, 0, {0}};
     if (match_mail_table2) eng[ne++] = (Engine){"mim table2", pass_mim, (void *)match_mail_table2, NULL, 0, {0}};
+    if (match_mail_table3) eng[ne++] = (Engine){"mim table3", pass_mim, (void *)match_mail_table3, NULL, 0, {0}};
 
     int err;
     PCRE2_SIZE off;

@@ -531,32 +531,48 @@ static bool gen_state(Gen *g, size_t s) {
 /* ---- the table-driven matcher ------------------------------------------------------ */
 
 /* The matcher as one loop over a constant transition table (docs/regex.md,
- * "Lowering"): `nx = T#(off + col c)`, where off is the premultiplied row of
- * the current state (row · width) and col c the character's column (c
- * itself, or its byte class from a 256-entry map). Every entry that ends the
- * run holds one of two exit codes above all rows, so one comparison per
- * character decides whether the loop goes on:
- *   STOP = rows · width  — NUL, or no transition: the run stops before c,
- *                          matched iff the current state accepts;
- *   ERR  = STOP + 1      — the target is erroring: ff, after c.
- * Accepting states get the first rows, so "accepts" is `off < accepting ·
- * width`. Entries are of type Idx size, size = the smallest power of two
- * above ERR (wrapping adds need no modulo), which is also the table's
- * length (the index type of an array is Idx of its length). */
+ * "Lowering"), reading `stride` characters (1 to MAX_STRIDE) per lookup:
+ *
+ *     nx = T#(off + col (c_1, …, c_stride))
+ *
+ * off is the premultiplied row of the current state (row · width); col
+ * combines the byte classes of the characters (two characters are in one
+ * class iff every state does the same on both; NUL is class 0): col =
+ * Σ cls c_j · k^(stride-j), k = the number of classes rounded up to a
+ * power of two, width = k^stride. Each lookup waits for the previous one
+ * (its row), so the loop runs at the latency of a load per lookup: more
+ * characters per lookup, fewer waits. c_(j+1) is read only when c_j is not
+ * NUL (it may lie past the string's end).
+ *
+ * An entry is the next premultiplied row or an exit code above all rows
+ * (B = rows · width) telling where the run ended: B+0 stop before c_1
+ * (matched iff the current state accepts); B+j erroring after c_j; for
+ * j ≥ 2, B+code_stop(j, acc) stop before c_j in a rejecting or accepting
+ * state. So one comparison per lookup decides whether the loop goes on.
+ * Accepting states get the first rows ("accepts" is `off < accepting ·
+ * width`). Entries are of type Idx size, size a power of two (a wrapping add
+ * needs no modulo) and at least 256 (byte-wide entries need no masking),
+ * which is also the table's length (an array is indexed by Idx of its
+ * length). */
 typedef struct Table {
     size_t rows, accepting; /* non-erroring states; the accepting ones come first */
     size_t *row_of;         /* DFA state -> row (NO_STATE: erroring) */
     size_t *state_of;       /* row -> DFA state */
     uint8_t cls[NUM_CHARS]; /* the class of each character (class 0 = NUL) */
     size_t num_classes;
-    int rep[NUM_CHARS];     /* a character of each class */
-    size_t width;           /* columns per row: a power of two ≥ num_classes */
-    uint64_t size;          /* entries: a power of two > ERR */
-    bool has_err;
+    int rep[NUM_CHARS]; /* a character of each class */
+    size_t stride, k, width;
+    uint64_t size;
 } Table;
 
+#define MAX_STRIDE 3
 #define CODE_STOP ((size_t)-1)
 #define CODE_ERR ((size_t)-2)
+#define NUM_CODES_MAX 8 /* 3 · MAX_STRIDE - 1 exit codes, rounded up to a power of two */
+
+static size_t num_codes(size_t stride) { return 3 * stride - 1; }
+/* the exit code (above B) of "stop before c_j" (j ≥ 2) in a rejecting / accepting state */
+static size_t code_stop(size_t stride, size_t j, bool acc) { return stride + 2 * (j - 2) + 1 + acc; }
 
 /* What state s does on character c: a row, CODE_STOP or CODE_ERR. */
 static size_t table_code(const Dfa *d, const Table *t, size_t s, int c) {
@@ -571,9 +587,8 @@ static bool same_column(const Dfa *d, const Table *t, int a, int b) {
     return true;
 }
 
-/* Rows and byte classes of d (two characters are in one class iff every
- * state does the same on both; NUL is a class of its own). Returns false
- * if the start state is erroring (the run fails at once: no loop). */
+/* Rows and byte classes of d. Returns false if the start state is erroring
+ * (the run fails at once: no loop). */
 static bool table_plan(const Dfa *d, Table *t) {
     memset(t, 0, sizeof *t);
     if (d->erroring[0]) return false;
@@ -587,8 +602,6 @@ static bool table_plan(const Dfa *d, Table *t) {
             t->state_of[t->rows++] = s;
             t->accepting += pass == 0;
         }
-    for (size_t s = 0; s < d->num; ++s)
-        for (int c = 1; c < NUM_CHARS; ++c) t->has_err |= !d->erroring[s] && d->next[s][c] >= 0 && d->erroring[d->next[s][c]];
     /* classes: columns compared only when their hashes agree */
     uint64_t hash[NUM_CHARS];
     for (int c = 0; c < NUM_CHARS; ++c) {
@@ -613,12 +626,20 @@ static size_t pow2_at_least(size_t n) {
     return k;
 }
 
-/* Fixes the row width and the entry count. */
-static void table_shape(Table *t) {
-    t->width = pow2_at_least(t->num_classes);
-    /* at least 256 entries: byte-wide entries need no masking (an i7 table
-     * costs an `and` per character on the loop's critical path) */
-    for (t->size = 256; t->size < t->rows * t->width + 2;) t->size *= 2;
+/* The entries a table of this stride needs (rows and exit codes). */
+static uint64_t table_entries(const Table *t, size_t stride) {
+    uint64_t k = pow2_at_least(t->num_classes), width = 1;
+    for (size_t j = 0; j < stride; ++j) width *= k;
+    return t->rows * width + num_codes(stride);
+}
+
+/* Fixes the stride, the row width and the entry count. */
+static void table_shape(Table *t, size_t stride) {
+    t->stride = stride;
+    t->k = pow2_at_least(t->num_classes);
+    t->width = 1;
+    for (size_t j = 0; j < stride; ++j) t->width *= t->k;
+    for (t->size = 256; t->size < table_entries(t, stride);) t->size *= 2;
 }
 
 static void table_free(Table *t) {
@@ -632,15 +653,25 @@ static MimDef *cmp_idx(MimWorld *w, uint64_t id, uint64_t s, MimDef *a, MimDef *
     return mim_app(w, op, mim_pair(w, a, b));
 }
 
-/* The table T (and the class map) as constant arrays. */
+/* The entry for row r and column col (see Table). */
+static uint64_t table_entry(const Dfa *d, const Table *t, size_t r, size_t col) {
+    size_t base = t->rows * t->width, row = r, digit = t->width;
+    for (size_t j = 1; j <= t->stride; ++j) {
+        digit /= t->k;
+        size_t kj = col / digit % t->k, s = t->state_of[row];
+        size_t code = kj < t->num_classes ? table_code(d, t, s, t->rep[kj]) : CODE_STOP;
+        if (code == CODE_STOP) return base + (j == 1 ? 0 : code_stop(t->stride, j, d->accepting[s]));
+        if (code == CODE_ERR) return base + j;
+        row = code;
+    }
+    return row * t->width;
+}
+
 static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
-    size_t stop = t->rows * t->width;
     MimDef **ops = mim_xmalloc(t->size * sizeof *ops);
     for (uint64_t e = 0; e < t->size; ++e) {
-        size_t r = (size_t)(e / t->width), col = (size_t)(e % t->width), code = CODE_STOP;
-        if (r < t->rows && col < t->num_classes) code = table_code(d, t, t->state_of[r], t->rep[col]);
-        uint64_t v = r >= t->rows ? 0 : code == CODE_STOP ? stop : code == CODE_ERR ? stop + 1 : code * t->width;
-        ops[e] = mim_lit_idx(w, t->size, v);
+        size_t r = (size_t)(e / t->width);
+        ops[e] = mim_lit_idx(w, t->size, r < t->rows ? table_entry(d, t, r, (size_t)(e % t->width)) : 0);
     }
     MimDef *arr = mim_tuple(w, ops, t->size);
     free(ops);
@@ -648,63 +679,168 @@ static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
 }
 
 /* The class map scaled by m: ‹c; cls c · m› as Idx size literals. */
-static MimDef *class_array_scaled(MimWorld *w, const Table *t, uint64_t size, size_t m) {
+static MimDef *class_array(MimWorld *w, const Table *t, uint64_t m) {
     MimDef *ops[NUM_CHARS];
-    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, size, t->cls[c] * m);
+    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, t->size, t->cls[c] * m);
     return mim_tuple(w, ops, NUM_CHARS);
 }
 
+typedef struct TableGen {
+    Gen *g;
+    const Table *t;
+    MimDef *T, *cls[MAX_STRIDE]; /* cls[j]: the classes scaled by k^(stride-1-j) */
+    MimDef *cn3;                 /* Cn [%mem.M, Idx n, Idx size] */
+    MimDef *read1, *step, *leave;
+} TableGen;
+
+/* `string[i + j]` with the memory threaded through *m. */
+static MimDef *char_at(TableGen *tg, MimDef **m, MimDef *i, size_t j) {
+    for (size_t a = 0; a < j; ++a) i = advance(tg->g, i);
+    MimDef *loaded = load_char(tg->g, *m, i);
+    *m = mim_proj(tg->g->w, loaded, 2, 0);
+    return mim_proj(tg->g->w, loaded, 2, 1);
+}
+
+/* `T#(off + col)`, col the column of c_1 … c_count (read at i, i+1, …; LLVM
+ * merges repeated loads of one address) followed by NULs (class 0). The
+ * scaled classes have disjoint bits and are combined with `or`: with
+ * `add`, LLVM reassociates off + col so that one more add lies on the
+ * loop's critical path (436 → 406 µs, e-mail, stride 2). */
+static MimDef *table_lookup(TableGen *tg, MimDef **m, MimDef *i, MimDef *off, size_t count) {
+    MimWorld *w = tg->g->w;
+    MimDef *S = mim_lit_nat(w, tg->t->size), *col = NULL;
+    for (size_t j = 0; j < count; ++j) {
+        MimDef *c = char_at(tg, m, i, j);
+        MimDef *part = mim_extract(w, tg->cls[j], c);
+        if (col) {
+            MimDef *or_ = mim_app(w, annex(w, MIM_core_bit2_or_), S);
+            MimDef *mode = mim_lit_nat(w, 0);
+            or_ = mim_app(w, or_, mode);
+            part = mim_app(w, or_, mim_pair(w, col, part));
+        }
+        col = part;
+    }
+    MimDef *at = add_idx(w, S, off, col);
+    return mim_extract(w, tg->T, at);
+}
+
+static MimDef *table_cont(TableGen *tg, MimDef *type, const char *name) {
+    MimDef *lam = mim_mut_lam(tg->g->w, type);
+    if (lam) mim_def_set_name(lam, mim_world_sym(tg->g->w, name));
+    return lam;
+}
+
+/* The body of read_j (m, i, off); c_1 … c_(j-1) are not NUL. At j = stride
+ * the lookup and (step, leave)#(nx ≥ B); else (read_(j+1), nul_j)#(c_j =
+ * NUL), where nul_j (m, i, off) = leave (m, i, off, the exit code that the
+ * lookup of c_1 … c_(j-1) gives). */
+static bool gen_read(TableGen *tg, MimDef *lam, size_t j) {
+    MimWorld *w = tg->g->w;
+    const Table *t = tg->t;
+    MimDef *ff = mim_lit_bool(w, false);
+    MimDef *m = mim_var_proj(w, lam, 3, 0), *i = mim_var_proj(w, lam, 3, 1), *off = mim_var_proj(w, lam, 3, 2);
+    MimDef *B = mim_lit_idx(w, t->size, t->rows * t->width);
+    if (j == t->stride) {
+        MimDef *nx = table_lookup(tg, &m, i, off, j);
+        MimDef *out = cmp_idx(w, MIM_core_icmp_uge, t->size, nx, B);
+        MimDef *args = mim_tuple(w, (MimDef *[]){m, i, off, nx}, 4);
+        MimDef *body = branch(w, tg->step, tg->leave, out, args);
+        return mim_lam_set(w, lam, ff, body) != NULL;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "table_read%zu", j + 1);
+    MimDef *more = table_cont(tg, tg->cn3, name);
+    snprintf(name, sizeof name, "table_nul%zu", j);
+    MimDef *nul = more ? table_cont(tg, tg->cn3, name) : NULL;
+    if (!nul) return false;
+    MimDef *c = char_at(tg, &m, i, j - 1);
+    MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
+    MimDef *body = branch(w, more, nul, is_nul, triple(w, m, i, off));
+    if (!mim_lam_set(w, lam, ff, body) || !gen_read(tg, more, j + 1)) return false;
+    MimDef *nm = mim_var_proj(w, nul, 3, 0), *ni = mim_var_proj(w, nul, 3, 1), *noff = mim_var_proj(w, nul, 3, 2);
+    MimDef *nx = j == 1 ? B : table_lookup(tg, &nm, ni, noff, j - 1);
+    MimDef *exit_args = mim_tuple(w, (MimDef *[]){nm, ni, noff, nx}, 4);
+    MimDef *nbody = mim_app(w, tg->leave, exit_args);
+    return mim_lam_set(w, nul, ff, nbody) != NULL;
+}
+
+/* leave (m, i, off, nx): decodes the exit code e = nx - B through two small
+ * constant tables (characters consumed, result), e = 0 taking the result
+ * from the current state. */
+static bool gen_leave(TableGen *tg) {
+    Gen *g = tg->g;
+    MimWorld *w = g->w;
+    const Table *t = tg->t;
+    MimDef *lam = tg->leave;
+    MimDef *m = mim_var_proj(w, lam, 4, 0), *i = mim_var_proj(w, lam, 4, 1);
+    MimDef *off = mim_var_proj(w, lam, 4, 2), *nx = mim_var_proj(w, lam, 4, 3);
+    MimDef *adv[NUM_CODES_MAX], *acc[NUM_CODES_MAX];
+    for (size_t e = 0; e < NUM_CODES_MAX; ++e) {
+        size_t n = 0; /* characters consumed */
+        bool a = false;
+        if (e >= 1 && e <= t->stride) {
+            n = e; /* erroring after c_e */
+        } else if (e > t->stride && e < num_codes(t->stride)) {
+            size_t j = (e - t->stride - 1) / 2 + 2;
+            n = j - 1, a = (e - t->stride - 1) % 2; /* stop before c_j */
+        }
+        adv[e] = mim_lit_int(w, 64, n);
+        acc[e] = mim_lit_bool(w, a);
+    }
+    MimDef *advs = mim_tuple(w, adv, NUM_CODES_MAX), *accs = mim_tuple(w, acc, NUM_CODES_MAX);
+    MimDef *S = mim_lit_nat(w, t->size);
+    MimDef *sub = mim_app(w, annex(w, MIM_core_wrap_sub), S);
+    MimDef *mode = mim_lit_nat(w, 0);
+    sub = mim_app(w, sub, mode);
+    MimDef *B = mim_lit_idx(w, t->size, t->rows * t->width);
+    MimDef *rel = mim_app(w, sub, mim_pair(w, nx, B));
+    MimDef *to8 = mim_app(w, annex(w, MIM_core_conv_u), S);
+    MimDef *eight = mim_lit_nat(w, NUM_CODES_MAX);
+    to8 = mim_app(w, to8, eight);
+    MimDef *e = mim_app(w, to8, rel);
+    MimDef *n_chars = mim_extract(w, advs, e);
+    MimDef *to_n = mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0)); /* from I64 */
+    to_n = mim_app(w, to_n, g->n);
+    MimDef *delta = mim_app(w, to_n, n_chars);
+    MimDef *pos = add_idx(w, g->n, i, delta);
+    MimDef *here = cmp_idx(w, MIM_core_icmp_ul, t->size, off, mim_lit_idx(w, t->size, t->accepting * t->width));
+    MimDef *coded = mim_extract(w, accs, e);
+    MimDef *first = cmp_idx(w, MIM_core_icmp_e, NUM_CODES_MAX, e, mim_lit_idx(w, NUM_CODES_MAX, 0));
+    MimDef *ok = mim_extract(w, mim_pair(w, coded, here), first);
+    MimDef *body = mim_app(w, g->exit, triple(w, m, ok, pos));
+    return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
+}
+
 /* The body of match_regex as the table loop (see Table):
- *   loop (m, i, off)      = (step, leave)#(nx ≥ STOP) (m', i, off, nx)
- *                           where (m', c) = string[i], nx = T#(off + col c)
- *   step (m, i, off, nx)  = loop (m, i + 1, nx)
- *   leave (m, i, off, nx) = exit (m, off < accepting·width, i)   (STOP)
- *                           exit (m, ff, i + 1)                   (ERR) */
+ *   table_loop = read_1 (m, i, off)   (see gen_read)
+ *   table_step (m, i, off, nx) = table_loop (m, i + stride, nx)
+ *   table_leave (m, i, off, nx): see gen_leave. */
 static MimDef *gen_table(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
     MimWorld *w = g->w;
     MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, g->n), *O = mim_type_idx_n(w, t->size);
-    MimDef *T = table_array(w, g->d, t);
-    MimDef *cls = class_array_scaled(w, t, t->size, 1);
-    MimDef *loop = mim_mut_lam(w, mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3)));
-    MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
-    MimDef *step = mim_mut_lam(w, cn4), *leave = mim_mut_lam(w, cn4);
-    if (!loop || !step || !leave) return NULL;
-    mim_def_set_name(loop, mim_world_sym(w, "table_loop"));
-    mim_def_set_name(step, mim_world_sym(w, "table_step"));
-    mim_def_set_name(leave, mim_world_sym(w, "table_leave"));
-    size_t stop = t->rows * t->width;
-
-    MimDef *m = mim_var_proj(w, loop, 3, 0), *i = mim_var_proj(w, loop, 3, 1), *off = mim_var_proj(w, loop, 3, 2);
-    MimDef *loaded = load_char(g, m, i);
-    MimDef *m2 = mim_proj(w, loaded, 2, 0), *c = mim_proj(w, loaded, 2, 1);
-    MimDef *col = mim_extract(w, cls, c);
-    MimDef *at = add_idx(w, mim_lit_nat(w, t->size), off, col);
-    MimDef *nx = mim_extract(w, T, at);
-    MimDef *out = cmp_idx(w, MIM_core_icmp_uge, t->size, nx, mim_lit_idx(w, t->size, stop));
-    MimDef *args = mim_tuple(w, (MimDef *[]){m2, i, off, nx}, 4);
-    MimDef *body = branch(w, step, leave, out, args);
-    if (!mim_lam_set(w, loop, mim_lit_bool(w, false), body)) return NULL;
-
-    MimDef *sm = mim_var_proj(w, step, 4, 0), *si = mim_var_proj(w, step, 4, 1), *snx = mim_var_proj(w, step, 4, 3);
-    MimDef *next_i = advance(g, si);
-    MimDef *again = mim_app(w, loop, triple(w, sm, next_i, snx));
-    if (!mim_lam_set(w, step, mim_lit_bool(w, false), again)) return NULL;
-
-    MimDef *lm = mim_var_proj(w, leave, 4, 0), *li = mim_var_proj(w, leave, 4, 1);
-    MimDef *loff = mim_var_proj(w, leave, 4, 2), *lnx = mim_var_proj(w, leave, 4, 3);
-    MimDef *ok = cmp_idx(w, MIM_core_icmp_ul, t->size, loff, mim_lit_idx(w, t->size, t->accepting * t->width));
-    MimDef *p = li;
-    if (t->has_err) {
-        MimDef *err = cmp_idx(w, MIM_core_icmp_e, t->size, lnx, mim_lit_idx(w, t->size, stop + 1));
-        ok = mim_extract(w, mim_pair(w, ok, mim_lit_bool(w, false)), err);
-        MimDef *after = advance(g, li);
-        p = mim_extract(w, mim_pair(w, li, after), err);
+    TableGen tg = {g, t, NULL, {NULL}, NULL, NULL, NULL, NULL};
+    tg.T = table_array(w, g->d, t);
+    for (size_t j = 0; j < t->stride; ++j) {
+        uint64_t scale = 1;
+        for (size_t a = j + 1; a < t->stride; ++a) scale *= t->k;
+        tg.cls[j] = class_array(w, t, scale);
     }
-    MimDef *done = mim_app(w, g->exit, triple(w, lm, ok, p));
-    if (!mim_lam_set(w, leave, mim_lit_bool(w, false), done)) return NULL;
+    tg.cn3 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3));
+    MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
+    tg.read1 = table_cont(&tg, tg.cn3, "table_loop");
+    tg.step = table_cont(&tg, cn4, "table_step");
+    tg.leave = table_cont(&tg, cn4, "table_leave");
+    if (!tg.read1 || !tg.step || !tg.leave) return NULL;
+
+    MimDef *sm = mim_var_proj(w, tg.step, 4, 0), *si = mim_var_proj(w, tg.step, 4, 1);
+    MimDef *snx = mim_var_proj(w, tg.step, 4, 3);
+    for (size_t j = 0; j < t->stride; ++j) si = advance(g, si);
+    MimDef *again = mim_app(w, tg.read1, triple(w, sm, si, snx));
+    if (!mim_lam_set(w, tg.step, mim_lit_bool(w, false), again)) return NULL;
+    if (!gen_read(&tg, tg.read1, 1) || !gen_leave(&tg)) return NULL;
 
     MimDef *start = mim_lit_idx(w, t->size, t->row_of[0] * t->width);
-    return mim_app(w, loop, triple(w, mem, pos, start));
+    return mim_app(w, tg.read1, triple(w, mem, pos, start));
 }
 
 /* `exit (m, value, p)` as the body of the continuation `lam`. */
@@ -728,162 +864,28 @@ static MimDef *gen_control_flow(Gen *g, MimDef *mem, MimDef *pos) {
     return mim_app(g->w, g->state[0], mim_pair(g->w, mem, pos));
 }
 
-/* ---- the two-character table ------------------------------------------------------ */
-
-/* The table loop reads one entry per character, and each read waits for the
- * previous one (its row): the loop runs at the latency of a load. This
- * variant reads one entry per *two* characters, from a table indexed by the
- * row and the classes of both (T2#(off + pair c1 c2), pair = cls c1 · K +
- * cls c2, K = classes rounded up to a power of two, rows of K² entries).
- * c2 is read only when c1 is not NUL (it may lie past the string's end).
- * Exit codes above all rows say where the run ended:
- *   B+0 stop before c1 (matched iff the current state accepts)
- *   B+1 erroring after c1              B+2/B+3 stop before c2, rejecting/accepting
- *   B+4 erroring after c2 */
-enum { X_STOP1, X_ERR1, X_STOP2_REJ, X_STOP2_ACC, X_ERR2, X_NUM };
-
-static uint64_t table2_size(const Table *t, size_t k) {
-    uint64_t size = 256;
-    while (size < t->rows * k * k + X_NUM) size *= 2;
-    return size;
-}
-
-static MimDef *table2_array(MimWorld *w, const Dfa *d, const Table *t, size_t k, uint64_t size) {
-    size_t base = t->rows * k * k;
-    MimDef **ops = mim_xmalloc(size * sizeof *ops);
-    for (uint64_t e = 0; e < size; ++e) {
-        size_t r = (size_t)(e / (k * k)), k1 = (size_t)(e / k % k), k2 = (size_t)(e % k);
-        uint64_t v = 0;
-        if (r < t->rows) {
-            size_t first = k1 < t->num_classes ? table_code(d, t, t->state_of[r], t->rep[k1]) : CODE_STOP;
-            if (first == CODE_STOP) v = base + X_STOP1;
-            else if (first == CODE_ERR) v = base + X_ERR1;
-            else {
-                size_t s1 = t->state_of[first];
-                size_t second = k2 < t->num_classes ? table_code(d, t, s1, t->rep[k2]) : CODE_STOP;
-                if (second == CODE_STOP) v = base + (d->accepting[s1] ? X_STOP2_ACC : X_STOP2_REJ);
-                else if (second == CODE_ERR) v = base + X_ERR2;
-                else v = second * k * k;
-            }
-        }
-        ops[e] = mim_lit_idx(w, size, v);
-    }
-    MimDef *arr = mim_tuple(w, ops, size);
-    free(ops);
-    return arr;
-}
-
-/* The body of match_regex as the two-character loop:
- *   loop (m, i, off)     = (pair, leave1)#(c1 = NUL) (m', i, off)
- *   pair (m, i, off)     = (step, leave2)#(nx ≥ B) (m', i, off, nx)
- *                          where nx = T2#(off + cls c1 · K + cls c2)
- *   step (m, i, off, nx) = loop (m, i + 2, nx)
- *   leave1 (m, i, off)   = exit (m, off < accepting · K², i)
- *   leave2 (m, i, off, nx) decodes the exit code (see above). */
-static MimDef *gen_table2(Gen *g, const Table *t, MimDef *mem, MimDef *pos) {
-    MimWorld *w = g->w;
-    size_t k = pow2_at_least(t->num_classes);
-    uint64_t size = table2_size(t, k);
-    size_t base = t->rows * k * k;
-    MimDef *M = annex(w, MIM_mem_M), *I = mim_type_idx(w, g->n), *O = mim_type_idx_n(w, size);
-    MimDef *S = mim_lit_nat(w, size);
-    MimDef *T = table2_array(w, g->d, t, k, size);
-    MimDef *hi = class_array_scaled(w, t, size, k), *lo = class_array_scaled(w, t, size, 1);
-    MimDef *cn3 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O}, 3));
-    MimDef *cn4 = mim_cn(w, mim_sigma(w, (MimDef *[]){M, I, O, O}, 4));
-    MimDef *loop = mim_mut_lam(w, cn3), *pair = mim_mut_lam(w, cn3), *leave1 = mim_mut_lam(w, cn3);
-    MimDef *step = mim_mut_lam(w, cn4), *leave2 = mim_mut_lam(w, cn4);
-    if (!loop || !pair || !leave1 || !step || !leave2) return NULL;
-    mim_def_set_name(loop, mim_world_sym(w, "table2_loop"));
-    mim_def_set_name(pair, mim_world_sym(w, "table2_pair"));
-    mim_def_set_name(leave1, mim_world_sym(w, "table2_leave1"));
-    mim_def_set_name(step, mim_world_sym(w, "table2_step"));
-    mim_def_set_name(leave2, mim_world_sym(w, "table2_leave2"));
-    MimDef *ff = mim_lit_bool(w, false);
-
-    /* loop: c1 */
-    MimDef *m = mim_var_proj(w, loop, 3, 0), *i = mim_var_proj(w, loop, 3, 1), *off = mim_var_proj(w, loop, 3, 2);
-    MimDef *loaded = load_char(g, m, i);
-    MimDef *m2 = mim_proj(w, loaded, 2, 0), *c1 = mim_proj(w, loaded, 2, 1);
-    MimDef *nul = cmp_char(w, MIM_core_icmp_e, c1, 0);
-    if (!mim_lam_set(w, loop, ff, branch(w, pair, leave1, nul, triple(w, m2, i, off)))) return NULL;
-
-    /* pair: c1 again (same address: LLVM reuses the load), c2 */
-    MimDef *pm = mim_var_proj(w, pair, 3, 0), *pi = mim_var_proj(w, pair, 3, 1), *poff = mim_var_proj(w, pair, 3, 2);
-    MimDef *l1 = load_char(g, pm, pi);
-    MimDef *pm1 = mim_proj(w, l1, 2, 0), *pc1 = mim_proj(w, l1, 2, 1);
-    MimDef *pi1 = advance(g, pi);
-    MimDef *l2 = load_char(g, pm1, pi1);
-    MimDef *pm2 = mim_proj(w, l2, 2, 0), *pc2 = mim_proj(w, l2, 2, 1);
-    MimDef *col1 = mim_extract(w, hi, pc1);
-    MimDef *col2 = mim_extract(w, lo, pc2);
-    /* col1 | col2 = col1 + col2 (col2 < K, col1 a multiple of K): an `or`,
-     * so that LLVM does not reassociate off + col1 + col2 as (off + col1) +
-     * col2, one more add on the loop's critical path (measured: 436 → 406
-     * µs on the e-mail benchmark; `or` with off too is worse, 447 µs) */
-    MimDef *or_ = mim_app(w, annex(w, MIM_core_bit2_or_), S);
-    MimDef *mode = mim_lit_nat(w, 0);
-    or_ = mim_app(w, or_, mode);
-    MimDef *col = mim_app(w, or_, mim_pair(w, col1, col2));
-    MimDef *at = add_idx(w, S, poff, col);
-    MimDef *nx = mim_extract(w, T, at);
-    MimDef *out = cmp_idx(w, MIM_core_icmp_uge, size, nx, mim_lit_idx(w, size, base));
-    MimDef *args = mim_tuple(w, (MimDef *[]){pm2, pi, poff, nx}, 4);
-    if (!mim_lam_set(w, pair, ff, branch(w, step, leave2, out, args))) return NULL;
-
-    /* step */
-    MimDef *sm = mim_var_proj(w, step, 4, 0), *si = mim_var_proj(w, step, 4, 1), *snx = mim_var_proj(w, step, 4, 3);
-    MimDef *si1 = advance(g, si);
-    MimDef *si2 = advance(g, si1);
-    if (!mim_lam_set(w, step, ff, mim_app(w, loop, triple(w, sm, si2, snx)))) return NULL;
-
-    /* leave1: NUL at c1 */
-    MimDef *am = mim_var_proj(w, leave1, 3, 0), *ai = mim_var_proj(w, leave1, 3, 1), *aoff = mim_var_proj(w, leave1, 3, 2);
-    MimDef *acc = cmp_idx(w, MIM_core_icmp_ul, size, aoff, mim_lit_idx(w, size, t->accepting * k * k));
-    if (!mim_lam_set(w, leave1, ff, mim_app(w, g->exit, triple(w, am, acc, ai)))) return NULL;
-
-    /* leave2 */
-    MimDef *bm = mim_var_proj(w, leave2, 4, 0), *bi = mim_var_proj(w, leave2, 4, 1);
-    MimDef *boff = mim_var_proj(w, leave2, 4, 2), *bnx = mim_var_proj(w, leave2, 4, 3);
-    MimDef *is_stop1 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_STOP1));
-    MimDef *is_acc2 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_STOP2_ACC));
-    MimDef *is_err2 = cmp_idx(w, MIM_core_icmp_e, size, bnx, mim_lit_idx(w, size, base + X_ERR2));
-    MimDef *bacc = cmp_idx(w, MIM_core_icmp_ul, size, boff, mim_lit_idx(w, size, t->accepting * k * k));
-    MimDef *ok = mim_extract(w, mim_pair(w, is_acc2, bacc), is_stop1);
-    MimDef *bi1 = advance(g, bi);
-    MimDef *bi2 = advance(g, bi1);
-    MimDef *p = mim_extract(w, mim_pair(w, bi1, bi2), is_err2);
-    p = mim_extract(w, mim_pair(w, p, bi), is_stop1);
-    if (!mim_lam_set(w, leave2, ff, mim_app(w, g->exit, triple(w, bm, ok, p)))) return NULL;
-
-    MimDef *start = mim_lit_idx(w, size, t->row_of[0] * k * k);
-    return mim_app(w, loop, triple(w, mem, pos, start));
-}
-
 /* Which lowering an automaton gets (docs/regex.md, "Choosing the form",
- * has the measurements behind the rules):
- *  - control flow if the start state is erroring (no loop: the run fails at
- *    once) or the automaton has at most CF_MAX_ROWS non-erroring states
- *    (`\w+`: a self-loop the branch predictor follows; 214 µs vs 242 for the
- *    two-character table);
- *  - else the two-character table while it has at most PAIRS_MAX_ENTRIES
- *    entries (e-mail, 12 states: 409 µs vs 676 table, 678 control flow;
- *    1,024 states: 397 vs 951 and 1,386);
- *  - else the one-character table (4,096 states: the pair table would have
- *    2^17 entries of 4 bytes).
- * MIM_REGEX_LOWERING = cf, table or table2 forces one (benchmarks, tests). */
-enum { FORM_CF, FORM_TABLE, FORM_TABLE_PAIRS };
+ * has the measurements behind the rules): control flow if the start state
+ * is erroring (the run fails at once: no loop) or the automaton has at most
+ * CF_MAX_ROWS non-erroring states (`\w+`: a self-loop the branch predictor
+ * follows); else the table with the largest stride whose table has at most
+ * TABLE_MAX_ENTRIES entries. MIM_REGEX_LOWERING = cf, table, table2 or
+ * table3 forces a form (benchmarks, tests), a table only up to
+ * FORCED_MAX_ENTRIES. Returns 0 for control flow, else the stride. */
 #define CF_MAX_ROWS 2
-#define PAIRS_MAX_ENTRIES 32768
+#define TABLE_MAX_ENTRIES 32768
+#define FORCED_MAX_ENTRIES (1u << 22)
 
-static int choose_form(const Table *t, bool table_ok) {
+static size_t choose_form(const Table *t, bool table_ok) {
     const char *force = getenv("MIM_REGEX_LOWERING");
-    if (force && !strcmp(force, "cf")) return FORM_CF;
-    if (force && table_ok && !strcmp(force, "table")) return FORM_TABLE;
-    if (force && table_ok && !strcmp(force, "table2")) return FORM_TABLE_PAIRS;
-    if (!table_ok || t->rows <= CF_MAX_ROWS) return FORM_CF;
-    size_t k = pow2_at_least(t->num_classes);
-    return t->rows * k * k + X_NUM <= PAIRS_MAX_ENTRIES ? FORM_TABLE_PAIRS : FORM_TABLE;
+    static const char *const forced[MAX_STRIDE + 1] = {"cf", "table", "table2", "table3"};
+    for (size_t f = 0; force && f <= MAX_STRIDE; ++f)
+        if (!strcmp(force, forced[f]) && (f == 0 || (table_ok && table_entries(t, f) <= FORCED_MAX_ENTRIES)))
+            return f;
+    if (!table_ok || t->rows <= CF_MAX_ROWS) return 0;
+    for (size_t stride = MAX_STRIDE; stride > 1; --stride)
+        if (table_entries(t, stride) <= TABLE_MAX_ENTRIES) return stride;
+    return 1;
 }
 
 /* match_regex for the DFA d and size n, viewed in direct style. */
@@ -906,19 +908,17 @@ static MimDef *gen_matcher(MimWorld *w, const Dfa *d, MimDef *n) {
     g.to_state = mim_xcalloc(d->num ? d->num : 1, sizeof *g.to_state);
     Table t;
     bool table_ok = table_plan(d, &t);
-    int form = choose_form(&t, table_ok);
+    size_t stride = choose_form(&t, table_ok);
     MimDef *res = NULL, *start = NULL;
     MimDef *mem = mim_proj(w, args, 3, 0);
     MimDef *pos = mim_proj(w, args, 3, 2);
-    if (form == FORM_CF) {
+    if (stride == 0) {
         g.error = cont(&g, "error");
         g.accept = cont(&g, "accept");
         if (!g.error || !g.accept || !gen_exit(&g, g.error, false) || !gen_exit(&g, g.accept, true)) goto out;
         start = gen_control_flow(&g, mem, pos);
-    } else if (form == FORM_TABLE_PAIRS) {
-        start = gen_table2(&g, &t, mem, pos);
     } else {
-        table_shape(&t);
+        table_shape(&t, stride);
         start = gen_table(&g, &t, mem, pos);
     }
     if (!start || !mim_lam_set(w, match, mim_lit_bool(w, false), start)) goto out;
