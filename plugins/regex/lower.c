@@ -865,14 +865,13 @@ static MimDef *gen_control_flow(Gen *g, MimDef *mem, MimDef *pos) {
 }
 
 /* Which lowering an automaton gets (docs/regex.md, "Choosing the form",
- * has the measurements behind the rules): control flow if the start state
- * is erroring (the run fails at once: no loop) or the automaton has at most
- * CF_MAX_ROWS non-erroring states (`\w+`: a self-loop the branch predictor
- * follows); else the table with the largest stride whose table has at most
- * TABLE_MAX_ENTRIES entries. MIM_REGEX_LOWERING = cf, table, table2 or
- * table3 forces a form (benchmarks, tests), a table only up to
- * FORCED_MAX_ENTRIES. Returns 0 for control flow, else the stride. */
-#define CF_MAX_ROWS 2
+ * has the measurements behind the rule): control flow only if the start
+ * state is erroring (the run fails at once: there is no loop); else the
+ * table with the largest stride whose table has at most TABLE_MAX_ENTRIES
+ * entries (the tables were faster than control flow on every automaton
+ * measured, the largest stride the fastest). MIM_REGEX_LOWERING = cf,
+ * table, table2 or table3 forces a form (benchmarks, tests), a table only up
+ * to FORCED_MAX_ENTRIES. Returns 0 for control flow, else the stride. */
 #define TABLE_MAX_ENTRIES 32768
 #define FORCED_MAX_ENTRIES (1u << 22)
 
@@ -882,7 +881,7 @@ static size_t choose_form(const Table *t, bool table_ok) {
     for (size_t f = 0; force && f <= MAX_STRIDE; ++f)
         if (!strcmp(force, forced[f]) && (f == 0 || (table_ok && table_entries(t, f) <= FORCED_MAX_ENTRIES)))
             return f;
-    if (!table_ok || t->rows <= CF_MAX_ROWS) return 0;
+    if (!table_ok) return 0;
     for (size_t stride = MAX_STRIDE; stride > 1; --stride)
         if (table_entries(t, stride) <= TABLE_MAX_ENTRIES) return stride;
     return 1;
