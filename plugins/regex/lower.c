@@ -4,7 +4,12 @@
  * function match_regex that runs the matcher's minimal DFA over the string:
  *
  *     regex --(§4.1 convert)--> NFA --(§4.2 subsets)--> DFA
- *           --(§4.3 Moore refinement)--> minimal DFA --(§4.4)--> continuations
+ *           --(§4.3 Moore refinement)--> minimal DFA --(§4.4)--> matcher
+ *
+ * The matcher is a loop over a constant transition table reading 1 to 3
+ * characters per lookup, or, for an automaton whose start state is
+ * erroring, §4.4's continuations (one per state); both have §4.4's run
+ * semantics (choose_form, docs/regex.md "Lowering").
  *
  * Only %core and %mem operations are generated, so the LLVM back end takes
  * the result once direct's passes have removed the cps2ds call. */
