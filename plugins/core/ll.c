@@ -480,6 +480,19 @@ static const char *float_lit(LL *ll, unsigned width, uint64_t v) {
 
 static bool is_const_tree(LL *ll, MimDef *d, unsigned depth);
 
+/* A constant array indexed at run time lives in a global (ll-backend.md
+ * §5.1): storing it into a stack slot at every access would copy the whole
+ * array per access (a regex transition table is read once per character). */
+const char *ll_const_global(LL *ll, MimDef *d, const char *aty) {
+    LLInfo *i = &ll->info[mim_def_gid(d)];
+    if (i->global) return i->global;
+    const char *c = ll_const(ll, d);
+    if (!c || !*c) return NULL;
+    i->global = ll_str(ll, "@%s", ll_name(ll, d));
+    ll_buf_printf(&ll->globals, "%s = private unnamed_addr constant %s %s\n", i->global, aty, c);
+    return i->global;
+}
+
 const char *ll_const(LL *ll, MimDef *d) {
     if (!is_const_tree(ll, d, 0)) return NULL;
     MimDef *t = ll_typeof(d);
@@ -613,6 +626,7 @@ static void ll_free(LL *ll) {
     mim_vec_free(&ll->naming), mim_vec_free(&ll->named_body), mim_vec_free(&ll->named_name);
     mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
+    mim_vec_free(&ll->globals);
     ll_fn_free(ll);
     mim_vec_free(&ll->blocks);
     free(ll->info);
@@ -677,6 +691,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
     if (ok) {
         emit_target(out);
         if (ll.types.len) fprintf(out, "%s\n", ll.types.data);
+        if (ll.globals.len) fprintf(out, "%s\n", ll.globals.data);
         if (ll.decls.len) {
             qsort(ll.decls.data, ll.decls.len, sizeof *ll.decls.data, cmp_str);
             for (size_t i = 0; i < ll.decls.len; ++i) fprintf(out, "%s\n", (char *)ll.decls.data[i]);

@@ -250,14 +250,10 @@ static const char *whole_var(LL *ll, MimDef *var) {
     return r;
 }
 
-/* Dynamic index into an aggregate in memory (ll-backend.md §5.1): an
- * entry-block alloca (*slot), a store and a gep; returns the element
- * pointer. */
-static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index, const char **pslot) {
-    const char *slot = ll_str(ll, "%%%s", ll_tmp(ll, "agg"));
-    *pslot = slot;
-    ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
-    ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
+/* The index operand of a getelementptr: zero-extended by one bit when
+ * narrower than 64 (an Idx is unsigned, gep indices are signed); *w its
+ * width. NULL after an error. */
+static const char *gep_index(LL *ll, MimDef *index, unsigned *pw) {
     const char *iv = ll_val(ll, index);
     unsigned w = ll_int_width(ll, ll_typeof(index));
     if (!iv || !w) return NULL;
@@ -267,9 +263,29 @@ static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef
         iv = z;
         ++w;
     }
+    *pw = w;
+    return iv;
+}
+
+/* Element pointer into the aggregate at `base` (an aty*). */
+static const char *elem_ptr(LL *ll, const char *aty, const char *base, MimDef *index) {
+    unsigned w;
+    const char *iv = gep_index(ll, index, &w);
+    if (!iv) return NULL;
     const char *p = ll_str(ll, "%%%s", ll_tmp(ll, "elem"));
-    ll_inst(ll, "%s = getelementptr inbounds %s, %s* %s, i64 0, i%u %s", p, aty, aty, slot, w, iv);
+    ll_inst(ll, "%s = getelementptr inbounds %s, %s* %s, i64 0, i%u %s", p, aty, aty, base, w, iv);
     return p;
+}
+
+/* Dynamic index into an aggregate in memory (ll-backend.md §5.1): an
+ * entry-block alloca (*slot), a store and a gep; returns the element
+ * pointer. */
+static const char *dyn_elem_ptr(LL *ll, const char *aty, const char *agg, MimDef *index, const char **pslot) {
+    const char *slot = ll_str(ll, "%%%s", ll_tmp(ll, "agg"));
+    *pslot = slot;
+    ll_buf_printf(&ll->allocas, "    %s = alloca %s\n", slot, aty);
+    ll_inst(ll, "store %s %s, %s* %s", aty, agg, aty, slot);
+    return elem_ptr(ll, aty, slot, index);
 }
 
 /* A literal index, or the variable of a pack whose element is being emitted. */
@@ -301,12 +317,22 @@ static const char *emit_extract(LL *ll, MimDef *d) {
         ll_inst(ll, "%s = select i1 %s, %s %s, %s %s", r, c, ety, a1, ety, a0);
         return r;
     }
-    const char *aty = ll_type(ll, tt), *agg = ll_val(ll, tup);
-    if (!aty || !agg) return NULL;
+    const char *aty = ll_type(ll, tt);
+    if (!aty) return NULL;
     if (mim_def_node(tt) != MIM_ARR || aty[0] != '[') {
         ll_error(ll, d, "dynamic index into a non-array");
         return NULL;
     }
+    const char *global = ll_const_global(ll, tup, aty);
+    if (global) {
+        const char *p = elem_ptr(ll, aty, global, index);
+        if (!p) return NULL;
+        const char *r = ll_result(ll, d);
+        ll_inst(ll, "%s = load %s, %s* %s", r, ety, ety, p);
+        return r;
+    }
+    const char *agg = ll_val(ll, tup);
+    if (!agg) return NULL;
     const char *slot, *p = dyn_elem_ptr(ll, aty, agg, index, &slot);
     if (!p) return NULL;
     const char *r = ll_result(ll, d);

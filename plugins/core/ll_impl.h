@@ -65,6 +65,7 @@ typedef struct LLInfo {
     uint8_t queued;    /* global: function queued for emission */
     uint8_t pdep_done; /* pdep computed */
     MimDef *pdep[2];   /* see ll_pack_dep: up to two packs, pdep[0] = LL_PDEP_MANY if more */
+    const char *global; /* global: the constant global holding this constant array (see ll_const_global) */
 } LLInfo;
 
 /* A dependent pack ‹i: n; body› being emitted element by element: its
@@ -107,6 +108,7 @@ typedef struct LL {
     LLInfo *info;
     LLVec strings; /* owned strings */
     LLBuf types, funcs;
+    LLBuf globals; /* private constants: arrays indexed at run time (ll_const_global) */
     /* Named struct types (ll-backend.md §3): the named Σs whose LLVM type is
      * being computed (a use of the name meanwhile makes it recursive, so it
      * keeps its name), and the bodies of the named types emitted so far: a
@@ -172,6 +174,9 @@ unsigned ll_float_width(MimDef *type);
 unsigned ll_int_width(LL *ll, MimDef *type);
 /* Constant value of d (no instruction needed), or NULL if d is not constant. */
 const char *ll_const(LL *ll, MimDef *d);
+/* The name (@…) of a private constant global holding the constant array d
+ * (of LLVM type aty), emitted once per node; NULL if d is not constant. */
+const char *ll_const_global(LL *ll, MimDef *d, const char *aty);
 void ll_enqueue_fn(LL *ll, MimDef *lam);
 /* A dependent pack (mutable ‹i: n; body›) whose variable occurs free in d:
  * NULL if none, LL_PDEP_MANY if variables of more than two packs do (packs

@@ -17,7 +17,7 @@ config.substitutions.append(("%mim", os.path.join(build, "bin", "mim")))
 config.substitutions.append(("%plugdir", os.path.join(build, "lib", "mim")))
 config.substitutions.append(("%plugins", os.path.join(config.test_source_root, "..", "..", "plugins")))
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.path.join(build, "bin"), config.environment.get("PATH", "/usr/bin:/bin")])
-for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "MIM_REGEX_LOWERING"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.environment.pop("MIM_PLUGIN_PATH", None)
