@@ -23,3 +23,8 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
 config.environment.pop("MIM_PLUGIN_PATH", None)
 # The LLVM back end's tests compile the emitted .ll with clang 14 and run it.
 config.substitutions.append(("%clang", lit_config.params.get("clang", "clang-14") + " -Wno-override-module"))
+# regex/pcre2.test compares %regex.pattern with PCRE2: it needs libpcre2-dev
+# (its pcre2-config), else lit reports it unsupported.
+import shutil
+if shutil.which("pcre2-config"):
+    config.available_features.add("pcre2")
