@@ -7,6 +7,8 @@
  * prints and what the lowering turns into automata. */
 #include "regex.h"
 
+#include "mim/ptrmap.h"
+
 #include <stdlib.h>
 
 /* ---- operand lists ------------------------------------------------------------ */
@@ -202,37 +204,51 @@ static MimDef *negated(MimDef *d) {
     return call ? mim_app_nth_arg(call, 0) : NULL;
 }
 
-/* Step 5: does the list denote "anything" by the reference's tests? */
+/* The `not_ disj` test of step 5 for c0 = `not_ D`: do the range pairs of
+ * the list (a, na) and of D's operands (flattened, made unique) include one
+ * another? */
+static bool covers_negated_disj(MimWorld *w, MimDef *c0, const Ranged *a, size_t na) {
+    uint64_t n;
+    MimDef *ops, *inner = negated(c0);
+    if (!inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) return false;
+    RegexList rs = {0};
+    for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
+    make_unique(w, &rs);
+    Ranged *b = mim_xmalloc((rs.len + 1) * sizeof *b);
+    size_t nb = range_pairs(w, &rs, b);
+    bool hit = includes(a, na, b, nb) || includes(b, nb, a, na);
+    free(b);
+    mim_vec_free(&rs);
+    return hit;
+}
+
+/* Step 5: does the list denote "anything" by the reference's tests? The
+ * reference tries the pairs (c₀, c₁) and then the `not_ disj` test of c₀,
+ * for each c₀ in order, and returns at the first hit; every hit has the
+ * same result, so only whether one exists matters, and it is found in
+ * linear time: a pair is a range R and `not_ R` (the same node) in the
+ * list, looked up in a set of the list's range nodes. */
 static bool complements(MimWorld *w, const RegexList *l) {
-    /* which operands are ranges, and the pairs of those ranges: once, not
-     * per pair of operands */
-    bool *is_range = mim_xcalloc(l->len, sizeof *is_range);
+    bool any_not = false;
+    for (size_t i = 0; !any_not && i < l->len; ++i) any_not = negated(l->data[i]) != NULL;
+    if (!any_not) return false; /* every test needs a `not_` operand */
+    MimPtrMap ranges = {0};
     Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a);
     size_t na = 0;
     for (size_t i = 0; i < l->len; ++i) {
         uint64_t lo, hi;
-        if ((is_range[i] = regex_range(w, l->data[i], &lo, &hi))) a[na++] = (Ranged){NULL, lo, hi};
+        if (regex_range(w, l->data[i], &lo, &hi)) {
+            a[na++] = (Ranged){NULL, lo, hi};
+            mim_ptrmap_put(&ranges, l->data[i], NULL);
+        }
     }
     bool hit = false;
     for (size_t i = 0; !hit && i < l->len; ++i) {
-        MimDef *c0 = l->data[i];
-        for (size_t j = 0; !hit && j < l->len; ++j) {
-            MimDef *c1 = l->data[j];
-            hit = (is_range[i] && negated(c1) == c0) || (is_range[j] && negated(c0) == c1);
-        }
-        uint64_t n;
-        MimDef *ops, *inner = negated(c0);
-        if (hit || !inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) continue;
-        RegexList rs = {0};
-        for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
-        make_unique(w, &rs);
-        Ranged *b = mim_xmalloc((rs.len + 1) * sizeof *b);
-        size_t nb = range_pairs(w, &rs, b);
-        hit = includes(a, na, b, nb) || includes(b, nb, a, na);
-        free(b);
-        mim_vec_free(&rs);
+        MimDef *inner = negated(l->data[i]);
+        hit = inner && mim_ptrmap_has(&ranges, inner);
     }
-    free(is_range);
+    for (size_t i = 0; !hit && i < l->len; ++i) hit = covers_negated_disj(w, l->data[i], a, na);
+    mim_ptrmap_free(&ranges);
     free(a);
     return hit;
 }
