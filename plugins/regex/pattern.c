@@ -19,6 +19,9 @@
 /* The largest count of a bounded repetition {m,n}: the expansion copies its
  * operand that many times (a robustness bound, as REGEX_MAX_OPERANDS). */
 #define REGEX_MAX_REPEAT 1000
+/* The deepest nesting of groups: the parser recurses once per group, and a
+ * string of 100,000 '(' must not exhaust the stack (PCRE2's default limit). */
+#define REGEX_MAX_NESTING 250
 
 /* ---- parser state ------------------------------------------------------------------ */
 
@@ -384,6 +387,8 @@ static Term parse_group(Parser *p) {
         if (p->pos + 1 < p->n && p->s[p->pos + 1] == ':') p->pos += 2;
         else return error_at(p, open, "only the group forms '(…)' and '(?:…)' are supported");
     }
+    if (p->depth >= REGEX_MAX_NESTING)
+        return error_at(p, open, "groups are nested more than %d deep", REGEX_MAX_NESTING);
     ++p->depth;
     Term t = parse_alt(p);
     --p->depth;
