@@ -22,6 +22,10 @@
 /* The deepest nesting of groups: the parser recurses once per group, and a
  * string of 100,000 '(' must not exhaust the stack (PCRE2's default limit). */
 #define REGEX_MAX_NESTING 250
+/* The most items (sets, counted with their copies) a pattern may expand to:
+ * `(a{1000}){1000}` would build a million-item term and an automaton to
+ * match. */
+#define REGEX_MAX_ITEMS 100000
 
 /* ---- parser state ------------------------------------------------------------------ */
 
@@ -41,12 +45,13 @@ typedef struct Parser {
 typedef struct Term {
     bool ok;
     MimDef *re;
+    uint64_t items; /* sets in the expanded term (≤ REGEX_MAX_ITEMS) */
 } Term;
 
-static const Term fail = {false, NULL};
-static const Term eps = {true, NULL};
+static const Term fail = {false, NULL, 0};
+static const Term eps = {true, NULL, 0};
 
-static Term term(MimDef *re) { return (Term){re != NULL, re}; }
+static Term term(MimDef *re, uint64_t items) { return (Term){re != NULL, re, items}; }
 
 MIM_PRINTF(3, 4)
 static Term error_at(Parser *p, size_t at, const char *fmt, ...) {
@@ -143,7 +148,7 @@ static Term build_set(Parser *p, const CharSet *cs, size_t at) {
     }
     Term t;
     if (l.len == 0) t = error_at(p, at, "the character class matches no character");
-    else t = term(l.len == 1 ? l.data[0] : build_nary(p->w, MIM_regex_disj, l.data, l.len));
+    else t = term(l.len == 1 ? l.data[0] : build_nary(p->w, MIM_regex_disj, l.data, l.len), 1);
     if (!t.ok) p->failed = true;
     mim_vec_free(&l);
     return t;
@@ -326,14 +331,17 @@ static MimDef *sequence_of(Parser *p, MimDef *r, unsigned k, MimDef *last) {
 /* r{min,max} expanded (docs/regex.md): r{m} = m copies; r{m,} = m-1 copies
  * then r+ (r* for m = 0); r{m,n} = m copies then n-m nested optionals
  * (r(r(r)?)?)?, so that the expansion stays unambiguous. */
-static Term repeat(Parser *p, Term t, unsigned min, unsigned max) {
+static Term repeat(Parser *p, Term t, unsigned min, unsigned max, size_t at) {
     if (!t.re || max == 0) return t.ok ? eps : t;
     MimWorld *w = p->w;
     MimDef *r = t.re;
+    uint64_t items = t.items * (max == UINT32_MAX ? (min ? min : 1) : max); /* ≤ 10^5 · 10^3 */
+    if (items > REGEX_MAX_ITEMS)
+        return error_at(p, at, "the pattern expands to more than %d items", REGEX_MAX_ITEMS);
     if (max == UINT32_MAX) {
-        if (min == 0) return term(build_quant(w, MIM_regex_quant_star, r));
+        if (min == 0) return term(build_quant(w, MIM_regex_quant_star, r), items);
         MimDef *plus = build_quant(w, MIM_regex_quant_plus, r);
-        return term(plus ? sequence_of(p, r, min - 1, plus) : NULL);
+        return term(plus ? sequence_of(p, r, min - 1, plus) : NULL, items);
     }
     MimDef *tail = NULL;
     for (unsigned k = 0; k < max - min; ++k) {
@@ -345,8 +353,8 @@ static Term repeat(Parser *p, Term t, unsigned min, unsigned max) {
         tail = body ? build_quant(w, MIM_regex_quant_optional, body) : NULL;
         if (!tail) return fail;
     }
-    if (min == 0) return term(tail);
-    return term(sequence_of(p, r, min, tail));
+    if (min == 0) return term(tail, items);
+    return term(sequence_of(p, r, min, tail), items);
 }
 
 /* A quantifier after the item t, if there is one. */
@@ -358,13 +366,13 @@ static Term quantified(Parser *p, Term t) {
         ++p->pos;
         if (t.re) {
             uint64_t id = c == '*' ? MIM_regex_quant_star : c == '+' ? MIM_regex_quant_plus : MIM_regex_quant_optional;
-            t = term(build_quant(p->w, id, t.re));
+            t = term(build_quant(p->w, id, t.re), t.items);
         }
     } else if (c == '{' && bounded_quantifier(p, &min, &max)) {
         if (min > REGEX_MAX_REPEAT || (max != UINT32_MAX && max > REGEX_MAX_REPEAT))
             return error_at(p, at, "a repetition count is greater than %d", REGEX_MAX_REPEAT);
         if (max < min) return error_at(p, at, "numbers out of order in the '{}' quantifier");
-        t = repeat(p, t, min, max);
+        t = repeat(p, t, min, max, at);
     } else {
         return t;
     }
@@ -434,7 +442,7 @@ static Term parse_item(Parser *p, bool at_start) {
         int e = escape(p, false);
         if (e == -1 && p->failed) return fail;
         if (e >= 0) {
-            t = term(build_range(p->w, (unsigned)e, (unsigned)e));
+            t = term(build_range(p->w, (unsigned)e, (unsigned)e), 1);
             break;
         }
         memset(&cs, 0, sizeof cs);
@@ -446,12 +454,12 @@ static Term parse_item(Parser *p, bool at_start) {
         unsigned min, max;
         if (bounded_quantifier(p, &min, &max)) return error_at(p, at, "quantifier does not follow a repeatable item");
         ++p->pos;
-        t = term(build_range(p->w, '{', '{'));
+        t = term(build_range(p->w, '{', '{'), 1);
         break;
     }
     default:
         ++p->pos;
-        t = term(build_range(p->w, (unsigned)c, (unsigned)c));
+        t = term(build_range(p->w, (unsigned)c, (unsigned)c), 1);
     }
     if (!t.ok) {
         p->failed = true;
@@ -466,16 +474,21 @@ static Term parse_seq(Parser *p) {
     RegexList items = {0};
     bool at_start = true;
     Term res = eps;
+    uint64_t count = 0;
     while (peek(p) >= 0 && peek(p) != '|' && peek(p) != ')') {
+        size_t at = p->pos;
         Term t = parse_item(p, at_start);
         at_start = at_start && t.ok && !t.re && p->s[p->pos - 1] == '^';
+        if (t.ok && (count += t.items) > REGEX_MAX_ITEMS)
+            t = error_at(p, at, "the pattern expands to more than %d items", REGEX_MAX_ITEMS);
         if (!t.ok) {
             res = fail;
             break;
         }
         if (t.re) mim_vec_push(&items, t.re);
     }
-    if (res.ok && items.len) res = term(items.len == 1 ? items.data[0] : build_nary(p->w, MIM_regex_conj, items.data, items.len));
+    if (res.ok && items.len)
+        res = term(items.len == 1 ? items.data[0] : build_nary(p->w, MIM_regex_conj, items.data, items.len), count);
     mim_vec_free(&items);
     return res;
 }
@@ -486,8 +499,12 @@ static Term parse_alt(Parser *p) {
     RegexList alts = {0};
     bool empty = false;
     Term res = eps;
+    uint64_t count = 0;
     for (;;) {
+        size_t at = p->pos;
         Term t = parse_seq(p);
+        if (t.ok && (count += t.items) > REGEX_MAX_ITEMS)
+            t = error_at(p, at, "the pattern expands to more than %d items", REGEX_MAX_ITEMS);
         if (!t.ok) {
             res = fail;
             break;
@@ -499,7 +516,7 @@ static Term parse_alt(Parser *p) {
     }
     if (res.ok && alts.len) {
         MimDef *d = alts.len == 1 ? alts.data[0] : build_nary(p->w, MIM_regex_disj, alts.data, alts.len);
-        res = term(empty && d ? build_quant(p->w, MIM_regex_quant_optional, d) : d);
+        res = term(empty && d ? build_quant(p->w, MIM_regex_quant_optional, d) : d, count);
     }
     mim_vec_free(&alts);
     return res;
