@@ -222,33 +222,38 @@ static bool covers_negated_disj(MimWorld *w, MimDef *c0, const Ranged *a, size_t
     return hit;
 }
 
-/* Step 5: does the list denote "anything" by the reference's tests? The
- * reference tries the pairs (c₀, c₁) and then the `not_ disj` test of c₀,
- * for each c₀ in order, and returns at the first hit; every hit has the
- * same result, so only whether one exists matters, and it is found in
- * linear time: a pair is a range R and `not_ R` (the same node) in the
- * list, looked up in a set of the list's range nodes. */
+/* Step 5: does the list denote "anything" by the reference's tests? For
+ * each c₀ in order: the pairs (c₀, c₁), then the `not_ disj` test of c₀;
+ * the first hit returns. A pair is a range R and `not_ R` (the same node)
+ * in the list, in either role: found in linear time through a set of the
+ * list's range nodes and one of the operands of its `not_`s, not by trying
+ * all pairs (the same tests in the same order, so the same projections are
+ * built before a hit). */
 static bool complements(MimWorld *w, const RegexList *l) {
-    bool any_not = false;
-    for (size_t i = 0; !any_not && i < l->len; ++i) any_not = negated(l->data[i]) != NULL;
-    if (!any_not) return false; /* every test needs a `not_` operand */
-    MimPtrMap ranges = {0};
+    MimPtrMap ranges = {0}, negations = {0};
+    bool *is_range = mim_xcalloc(l->len, sizeof *is_range);
     Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a);
     size_t na = 0;
     for (size_t i = 0; i < l->len; ++i) {
         uint64_t lo, hi;
-        if (regex_range(w, l->data[i], &lo, &hi)) {
+        MimDef *inner = negated(l->data[i]);
+        if (inner) mim_ptrmap_put(&negations, inner, NULL);
+        if ((is_range[i] = regex_range(w, l->data[i], &lo, &hi))) {
             a[na++] = (Ranged){NULL, lo, hi};
             mim_ptrmap_put(&ranges, l->data[i], NULL);
         }
     }
+    /* every test needs a `not_` operand (after the ranges were read as
+     * before: reading a range may build projections) */
     bool hit = false;
-    for (size_t i = 0; !hit && i < l->len; ++i) {
-        MimDef *inner = negated(l->data[i]);
-        hit = inner && mim_ptrmap_has(&ranges, inner);
+    for (size_t i = 0; !hit && negations.len && i < l->len; ++i) {
+        MimDef *c0 = l->data[i], *inner = negated(c0);
+        hit = (is_range[i] && mim_ptrmap_has(&negations, c0)) || (inner && mim_ptrmap_has(&ranges, inner)) ||
+              covers_negated_disj(w, c0, a, na);
     }
-    for (size_t i = 0; !hit && i < l->len; ++i) hit = covers_negated_disj(w, l->data[i], a, na);
     mim_ptrmap_free(&ranges);
+    mim_ptrmap_free(&negations);
+    free(is_range);
     free(a);
     return hit;
 }
