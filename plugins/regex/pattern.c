@@ -231,10 +231,26 @@ static void add_class(CharSet *cs, int e) {
 
 /* One member of a class at p->pos: a character (≥ 0), a class escape
  * (-letter), or -1 after an error. */
+/* Does a POSIX class `[:…:]`, `[.….]` or `[=…=]` start at `at` (a '[')?
+ * PCRE2's test (check_posix_syntax): the terminator before any ']' or
+ * '[' + terminator, `\]` and `\\` skipped. Elsewhere '[' is a character. */
+static bool posix_class_at(const Parser *p, size_t at) {
+    if (at + 1 >= p->n) return false;
+    unsigned char t = p->s[at + 1];
+    if (t != ':' && t != '.' && t != '=') return false;
+    for (size_t i = at + 2; i + 1 < p->n; ++i) {
+        unsigned char c = p->s[i], next = p->s[i + 1];
+        if (c == '\\' && (next == ']' || next == '\\')) ++i;
+        else if ((c == '[' && next == t) || c == ']') return false;
+        else if (c == t && next == ']') return true;
+    }
+    return false;
+}
+
 static int class_atom(Parser *p) {
     int c = peek(p);
     if (c == '\\') return escape(p, true);
-    if (c == '[' && p->pos + 1 < p->n && strchr(":.=", p->s[p->pos + 1]))
+    if (c == '[' && posix_class_at(p, p->pos))
         return error_at(p, p->pos, "POSIX character classes ('[:…:]') are not supported"), -1;
     ++p->pos;
     return c;
@@ -242,6 +258,9 @@ static int class_atom(Parser *p) {
 
 /* `[…]` at p->pos. */
 static Term parse_class(Parser *p) {
+    /* `[:…:]` outside a class is an error in PCRE2, not a class of ':' and '…' */
+    if (posix_class_at(p, p->pos))
+        return error_at(p, p->pos, "POSIX class syntax ('[:…:]') outside a character class");
     size_t open = p->pos++;
     bool negated = peek(p) == '^';
     if (negated) ++p->pos;

@@ -10,13 +10,15 @@ for pcre-harness.c, which compares the full-match results with PCRE2's.
 Deterministic: the patterns depend only on the seed (Python's random.Random
 is specified to give the same sequence for a seed on every platform). The
 patterns use every construct of docs/regex.md "Pattern strings" over the
-test alphabet a b 1 space newline (plus c, which no test string contains);
+test alphabet a b 1 space newline (plus c, which no test string contains,
+and the literals ] and }, which PCRE reads as characters outside a class);
 none matches only the empty string (that is an error by design)."""
 import random
 import sys
 
-LITERALS = ["a", "b", "1", " ", "c", "\\n"]
-CLASS_ITEMS = ["a", "b", "1", " ", "c", "a-b", "0-9", " -a", "\\d", "\\s", "\\w", "\\n", "\\D", "-"]
+LITERALS = ["a", "b", "1", " ", "c", "\\n", "\\x61", "\\x{62}", "\\ ", "]", "}"]
+CLASS_ITEMS = ["a", "b", "1", " ", "c", "a-b", "0-9", " -a", "\\d", "\\s", "\\w", "\\n", "\\D", "-",
+               "\\x31-\\x{61}", "\\]", "."]
 ESCAPES = ["\\d", "\\w", "\\s", "\\D", "\\W", "\\S"]
 
 
@@ -26,9 +28,15 @@ class Gen:
 
     def char_class(self):
         r = self.r
-        items = [r.choice(CLASS_ITEMS) for _ in range(r.randint(1, 3))]
-        # a '-' elsewhere than at the end could form a range: keep it last
-        items = [i for i in items if i != "-"] + (["-"] if "-" in items else [])
+        items = []
+        for _ in range(r.randint(1, 3)):
+            item = r.choice(CLASS_ITEMS)
+            if item not in items:
+                items.append(item)
+        # a '-' elsewhere than at the end could form a range: keep it last;
+        # '[.' would start PCRE's POSIX syntax '[.….]' with a second '.'
+        # (there is none after dedupe, but keep '.' off the front anyway)
+        items = [i for i in items if i not in ("-", ".")] + [i for i in (".", "-") if i in items]
         return "[" + ("^" if r.random() < 0.3 else "") + "".join(items) + "]"
 
     def atom(self, depth):
