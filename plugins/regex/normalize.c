@@ -7,6 +7,8 @@
  * prints and what the lowering turns into automata. */
 #include "regex.h"
 
+#include "mim/ptrmap.h"
+
 #include <stdlib.h>
 
 /* ---- operand lists ------------------------------------------------------------ */
@@ -202,36 +204,55 @@ static MimDef *negated(MimDef *d) {
     return call ? mim_app_nth_arg(call, 0) : NULL;
 }
 
-/* Step 5: does the list denote "anything" by the reference's tests? */
+/* The `not_ disj` test of step 5 for c0 = `not_ D`: do the range pairs of
+ * the list (a, na) and of D's operands (flattened, made unique) include one
+ * another? */
+static bool covers_negated_disj(MimWorld *w, MimDef *c0, const Ranged *a, size_t na) {
+    uint64_t n;
+    MimDef *ops, *inner = negated(c0);
+    if (!inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) return false;
+    RegexList rs = {0};
+    for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
+    make_unique(w, &rs);
+    Ranged *b = mim_xmalloc((rs.len + 1) * sizeof *b);
+    size_t nb = range_pairs(w, &rs, b);
+    bool hit = includes(a, na, b, nb) || includes(b, nb, a, na);
+    free(b);
+    mim_vec_free(&rs);
+    return hit;
+}
+
+/* Step 5: does the list denote "anything" by the reference's tests? For
+ * each c₀ in order: the pairs (c₀, c₁), then the `not_ disj` test of c₀;
+ * the first hit returns. A pair is a range R and `not_ R` (the same node)
+ * in the list, in either role: found in linear time through a set of the
+ * list's range nodes and one of the operands of its `not_`s, not by trying
+ * all pairs (the same tests in the same order, so the same projections are
+ * built before a hit). */
 static bool complements(MimWorld *w, const RegexList *l) {
-    /* which operands are ranges, and the pairs of those ranges: once, not
-     * per pair of operands */
+    MimPtrMap ranges = {0}, negations = {0};
     bool *is_range = mim_xcalloc(l->len, sizeof *is_range);
     Ranged *a = mim_xmalloc((l->len + 1) * sizeof *a);
     size_t na = 0;
     for (size_t i = 0; i < l->len; ++i) {
         uint64_t lo, hi;
-        if ((is_range[i] = regex_range(w, l->data[i], &lo, &hi))) a[na++] = (Ranged){NULL, lo, hi};
-    }
-    bool hit = false;
-    for (size_t i = 0; !hit && i < l->len; ++i) {
-        MimDef *c0 = l->data[i];
-        for (size_t j = 0; !hit && j < l->len; ++j) {
-            MimDef *c1 = l->data[j];
-            hit = (is_range[i] && negated(c1) == c0) || (is_range[j] && negated(c0) == c1);
+        MimDef *inner = negated(l->data[i]);
+        if (inner) mim_ptrmap_put(&negations, inner, NULL);
+        if ((is_range[i] = regex_range(w, l->data[i], &lo, &hi))) {
+            a[na++] = (Ranged){NULL, lo, hi};
+            mim_ptrmap_put(&ranges, l->data[i], NULL);
         }
-        uint64_t n;
-        MimDef *ops, *inner = negated(c0);
-        if (hit || !inner || !regex_nary(inner, MIM_regex_disj, &n, &ops)) continue;
-        RegexList rs = {0};
-        for (uint64_t k = 0; k < n; ++k) regex_flatten(w, mim_proj(w, ops, n, k), MIM_regex_disj, &rs);
-        make_unique(w, &rs);
-        Ranged *b = mim_xmalloc((rs.len + 1) * sizeof *b);
-        size_t nb = range_pairs(w, &rs, b);
-        hit = includes(a, na, b, nb) || includes(b, nb, a, na);
-        free(b);
-        mim_vec_free(&rs);
     }
+    /* every test needs a `not_` operand (after the ranges were read as
+     * before: reading a range may build projections) */
+    bool hit = false;
+    for (size_t i = 0; !hit && negations.len && i < l->len; ++i) {
+        MimDef *c0 = l->data[i], *inner = negated(c0);
+        hit = (is_range[i] && mim_ptrmap_has(&negations, c0)) || (inner && mim_ptrmap_has(&ranges, inner)) ||
+              covers_negated_disj(w, c0, a, na);
+    }
+    mim_ptrmap_free(&ranges);
+    mim_ptrmap_free(&negations);
     free(is_range);
     free(a);
     return hit;

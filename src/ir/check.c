@@ -287,6 +287,13 @@ static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
         uint64_t n;
         MimDef *shape = mim_resolve(w, type->ops[0]);
         if (shape && shape->node == MIM_LIT && mim_def_lit(shape, &n)) {
+            /* «1; T» (a shape just inferred as 1, e.g. «?n; I8» against the
+             * one-character string "a" : I8) is T; its projection of arity 1
+             * would be the array type itself, and recurse forever. */
+            if (n == 1) {
+                MimDef *t = type->is_mut ? mim_seq_body_at(w, type, mim_lit_idx(w, 1, 0)) : mim_res(w, type->ops[1]);
+                return t && assignable_(a, t, val);
+            }
             for (uint64_t k = 0; k < n; ++k) {
                 MimDef *t = mim_proj(w, type, n, k), *v = mim_proj(w, val, n, k);
                 if (!t || !v || !assignable_(a, t, v)) return false;

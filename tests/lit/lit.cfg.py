@@ -28,3 +28,8 @@ config.substitutions.append(("%build", build))
 # `mim --run` needs the JIT module, built when LLVM's C API was found.
 if os.path.exists(os.path.join(build, "lib", "mim", "libmim-jit.so")):
     config.available_features.add("jit")
+# regex/pcre2.test compares %regex.pattern with PCRE2: it needs libpcre2-dev
+# (its pcre2-config), else lit reports it unsupported.
+import shutil
+if shutil.which("pcre2-config"):
+    config.available_features.add("pcre2")
