@@ -27,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct Eval Eval;
+
 typedef struct Ad {
+    Eval *ev;   /* the pass (its memo of derivatives) */
     MimWorld *w;
     MimPass *p;
     MimDef *A;        /* the tangent type of the differentiated function's argument */
@@ -129,6 +132,7 @@ out:
 /* ---- augmentation ------------------------------------------------------------------ */
 
 static MimDef *augment(Ad *ad, MimDef *old);
+static MimDef *derive(Eval *ev, MimDef *f);
 
 /* The pullback of old (augmenting it first); a zero pullback if it has none. */
 static MimDef *pullback(Ad *ad, MimDef *old) {
@@ -187,9 +191,14 @@ static MimDef *augment_lam(Ad *ad, MimDef *lam) {
     MimSym name = mim_def_name(lam);
     bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
     if (is_basic_block(w, mim_def_type(lam)) || open) return augment_cont(ad, lam);
-    /* a closed function called from here: differentiated later by this pass */
-    MimDef *ad_ax = mim_world_annex(w, MIM_autodiff_ad);
-    return done(ad, lam, mim_app(w, mim_app(w, ad_ax, mim_def_type(lam)), lam), NULL);
+    /* A closed function called from here: differentiated now (memoized, so
+     * recursion ends at the derivative under construction). Leaving
+     * `%autodiff.ad g` for later is not enough: a call of a derivative with
+     * filter tt is β-reduced when it is built, and the pass manager does
+     * not offer the nodes of an inlined body again. */
+    MimDef *d = derive(ad->ev, lam);
+    if (d) return done(ad, lam, d, NULL);
+    return mim_world_has_error(w) ? NULL : fail(ad, lam, "the function");
 }
 
 static MimDef *augment_tuple(Ad *ad, MimDef *old) {
@@ -348,24 +357,29 @@ static MimDef *augment(Ad *ad, MimDef *old) {
 
 /* ---- the pass ------------------------------------------------------------------------ */
 
-typedef struct Eval {
+struct Eval {
     MimPass base;
     MimPtrMap derivs; /* f ↦ f_deriv, or f itself if differentiating it failed */
-} Eval;
+};
 
+/* f's derivative (memoized: a recursive f meets its derivative under
+ * construction); NULL after an error, or if f cannot be differentiated. */
 static MimDef *derive(Eval *ev, MimDef *f) {
     MimWorld *w = mim_pass_world(&ev->base);
-    MimDef *A, *R;
-    if (!mim_cps_fn_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f)) return NULL;
-    MimDef *T = autodiff_type(w, mim_def_type(f));
-    if (!T) return NULL;
+    MimDef *known = mim_ptrmap_get(&ev->derivs, f);
+    if (known) return known == f ? NULL : known;
+    MimDef *A, *R, *T = NULL;
+    if (!mim_cps_fn_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f) || !(T = autodiff_type(w, mim_def_type(f)))) {
+        mim_ptrmap_put(&ev->derivs, f, f);
+        return NULL;
+    }
     char name[128];
     MimSym fname = mim_def_name(f);
     snprintf(name, sizeof name, "%s_deriv", fname ? fname : "f");
     MimDef *fd = named_lam(w, T, name);
     if (!fd) return NULL;
     mim_ptrmap_put(&ev->derivs, f, fd);
-    Ad ad = {.w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A)};
+    Ad ad = {.ev = ev, .w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A)};
     mim_ptrmap_put(&ad.aug, f, fd);
     MimDef *var = mim_var(w, f), *res = NULL;
     MimDef *shadow[2];
@@ -378,6 +392,7 @@ static MimDef *derive(Eval *ev, MimDef *f) {
     if (body && mim_lam_set(w, fd, mim_lit_bool(w, true), body)) res = fd;
 out:
     mim_ptrmap_free(&ad.aug), mim_ptrmap_free(&ad.pb), mim_ptrmap_free(&ad.shadow), mim_ptrmap_free(&ad.zero_pbs);
+    if (!res) mim_ptrmap_put(&ev->derivs, f, f);
     return res;
 }
 
@@ -387,12 +402,9 @@ static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
     if (!call) return def;
     MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(call, 1));
     if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
-    MimDef *known = mim_ptrmap_get(&ev->derivs, f);
-    if (known) return known == f ? NULL : known; /* failed: reported once */
     MimDef *d = derive(ev, f);
     if (d) return d;
-    mim_ptrmap_put(&ev->derivs, f, f);
-    return mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+    return mim_world_has_error(mim_pass_world(p)) ? NULL : def; /* failed: reported once */
 }
 
 static void eval_fini(MimPass *p) { mim_ptrmap_free(&((Eval *)p)->derivs); }
