@@ -88,7 +88,8 @@ static MimDef *id_pb(Ad *ad) {
  * argument of a function whose n parameters were flattened. */
 static MimDef *proj_pb(Ad *ad, size_t i, size_t n) {
     MimWorld *w = ad->w;
-    MimDef *Ai = mim_def_op(mim_resolve(w, ad->A), i);
+    MimDef *A = mim_resolve(w, ad->A); /* a Σ, or an array «n; T» if all components agree */
+    MimDef *Ai = mim_def_node(A) == MIM_ARR ? mim_def_op(A, 1) : mim_def_op(A, i);
     MimDef *lam = named_lam(w, pb_type(ad, Ai), "proj_pb");
     if (!lam) return NULL;
     MimDef *zero = mim_app(w, mim_world_annex(w, MIM_autodiff_zero), ad->A);

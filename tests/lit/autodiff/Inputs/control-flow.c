@@ -7,6 +7,7 @@
 double v_br(double), d_br(double);
 double v_pw(double, int), d_pw(double, int), v_pl(double, int), d_pl(double, int);
 double v_sq(double, int), d_sq(double, int), v_nest(double, int), d_nest(double, int);
+double v_two(double, double, int), dx_two(double, double, int), dy_two(double, double, int);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -46,6 +47,15 @@ int main(void) {
     check("pl", -0.8, 5, d_pl(-0.8, 5), 5 * pow(-0.8, 4), FD(v_pl, -0.8, 5));
     check("sq", 1.0001, 10, d_sq(1.0001, 10), pow(2, 10) * pow(1.0001, pow(2, 10) - 1), FD(v_sq, 1.0001, 10));
     check("nest", 1.1, 9, d_nest(1.1, 9), nest_d(1.1, 9), FD(v_nest, 1.1, 9));
+    for (int n = 1; n <= 5; n += 2) {
+        double x = 0.3, y = 0.7, wx = 0, wy = 0, h = 1e-6;
+        for (int i = 0; i < n; ++i) {
+            wx += i * exp(x * i) * sin(y) + 2 * x * i * i;
+            wy += exp(x * i) * cos(y);
+        }
+        check("dx two", x, n, dx_two(x, y, n), wx, (v_two(x + h, y, n) - v_two(x - h, y, n)) / (2 * h));
+        check("dy two", y, n, dy_two(x, y, n), wy, (v_two(x, y + h, n) - v_two(x, y - h, n)) / (2 * h));
+    }
     /* a long loop: linear time and memory (the backward sweep recurses n deep) */
     double x = 1.0 + 1e-6, d = d_pl(x, 100000);
     if (rel(d, 100000 * pow(x, 99999)) < 1e-9) printf("long ok\n");
