@@ -429,6 +429,7 @@ struct Eval {
     MimPass base;
     MimPtrMap derivs; /* f ↦ f_deriv, or f itself if differentiating it failed */
     MimPtrMap busy;   /* f_deriv ↦ f_deriv while its body is built; ↦ f if it calls itself */
+    MimPtrMap jvps;   /* forward mode: f ↦ f_jvp, or f if it failed */
 };
 
 /* T is a float type or has a float component. */
@@ -516,6 +517,13 @@ out:
 
 static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
     Eval *ev = (Eval *)p;
+    MimDef *fj = mim_match(def, MIM_autodiff_jvp);
+    if (fj) {
+        MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(fj, 2));
+        if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
+        MimDef *d = autodiff_jvp(p, &ev->jvps, &ev->busy, f);
+        return d ? d : mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+    }
     MimDef *call = mim_match(def, MIM_autodiff_ad);
     if (!call) return def;
     MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(call, 1));
@@ -528,6 +536,7 @@ static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
 static void eval_fini(MimPass *p) {
     mim_ptrmap_free(&((Eval *)p)->derivs);
     mim_ptrmap_free(&((Eval *)p)->busy);
+    mim_ptrmap_free(&((Eval *)p)->jvps);
 }
 
 const MimPassClass autodiff_eval_class = {
