@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Fwd {
+typedef struct Fwd Fwd;
+struct Fwd {
+    Fwd *parent;     /* the enclosing function's (a nested function uses its variables) */
     MimWorld *w;
     MimPass *p;
     MimPtrMap *memo; /* f ↦ f_jvp, or f if it failed */
@@ -29,9 +31,18 @@ typedef struct Fwd {
     MimPtrMap aug;   /* old ↦ value */
     MimPtrMap tan;   /* old ↦ tangent */
     MimLoc use;
-} Fwd;
+};
 
-static MimDef *jvp_of(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
+static MimDef *jvp_of(Fwd *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
+
+/* old's value or tangent in fw or an enclosing function's map. */
+static MimDef *lookup(Fwd *fw, MimDef *old, bool tan) {
+    for (; fw; fw = fw->parent) {
+        MimDef *r = mim_ptrmap_get(tan ? &fw->tan : &fw->aug, old);
+        if (r) return r;
+    }
+    return NULL;
+}
 static MimDef *fwd(Fwd *fw, MimDef *old);
 
 static MimDef *fail(Fwd *fw, MimDef *old, const char *what) {
@@ -70,7 +81,7 @@ static MimDef *tangent(Fwd *fw, MimDef *old) {
     MimDef *T = mim_def_type(old);
     if (mim_match(T, MIM_mem_M)) return aug;
     if (is_int(w, T)) return mim_lit(w, T, 0);
-    MimDef *t = mim_ptrmap_get(&fw->tan, old);
+    MimDef *t = lookup(fw, old, true);
     if (t) return t;
     if (is_cn(w, T)) return aug; /* continuations carry no tangent: a placeholder of the type */
     return mim_app(w, mim_world_annex(w, MIM_autodiff_zero), T);
@@ -128,7 +139,7 @@ static MimDef *fwd_lam(Fwd *fw, MimDef *lam) {
     MimDef *A, *R;
     size_t n;
     if (!open && fn_parts(w, mim_def_type(lam), &A, &R, &n)) {
-        MimDef *d = jvp_of(fw->p, fw->memo, fw->busy, lam) ? mim_ptrmap_get(fw->memo, lam) : NULL;
+        MimDef *d = jvp_of(fw, fw->p, fw->memo, fw->busy, lam) ? mim_ptrmap_get(fw->memo, lam) : NULL;
         if (d && d != lam) return done(fw, lam, d, NULL);
         return mim_world_has_error(w) ? NULL : fail(fw, lam, "the function");
     }
@@ -320,7 +331,7 @@ static MimDef *fwd(Fwd *fw, MimDef *old) {
     MimWorld *w = fw->w;
     old = mim_resolve(w, old);
     if (!old) return NULL;
-    MimDef *known = mim_ptrmap_get(&fw->aug, old);
+    MimDef *known = lookup(fw, old, false);
     if (known) return known;
     switch (mim_def_node(old)) {
     case MIM_LIT: return done(fw, old, old, NULL);
@@ -361,7 +372,7 @@ static MimDef *fwd(Fwd *fw, MimDef *old) {
 
 /* f_jvp (memoized in memo; f ↦ f on failure). NULL after an error or if f
  * is not a CPS function. */
-static MimDef *jvp_of(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f) {
+static MimDef *jvp_of(Fwd *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f) {
     MimWorld *w = mim_pass_world(p);
     MimDef *known = mim_ptrmap_get(memo, f);
     if (known && known != f && mim_ptrmap_get(busy, known)) mim_ptrmap_put(busy, known, f);
@@ -383,7 +394,7 @@ static MimDef *jvp_of(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f) {
     if (!fj) return NULL;
     mim_def_set_name(fj, mim_world_sym(w, name));
     mim_ptrmap_put(memo, f, fj);
-    Fwd fw = {.w = w, .p = p, .memo = memo, .busy = busy};
+    Fwd fw = {.parent = parent, .w = w, .p = p, .memo = memo, .busy = busy};
     MimDef *var = mim_var(w, f), *res = NULL;
     MimDef *fv = mim_var(w, fj);
     MimDef *in = mim_proj(w, fv, 2, 0);
@@ -421,4 +432,4 @@ out:
     return res;
 }
 
-MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f) { return jvp_of(p, memo, busy, f); }
+MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f) { return jvp_of(NULL, p, memo, busy, f); }
