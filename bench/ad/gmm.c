@@ -10,9 +10,9 @@
  * Q_k = diag(exp(q_k)) + the strictly lower-triangular matrix filled row by
  * row from l_k (element (r, c), c < r, at r(r−1)/2 + c).
  *
- * Usage: gmm D K N [mim] [dump]   (mim: also time and check the Mim
- * objective and gradient; dump: write gmm-in.bin and gmm-grad-c.bin for
- * gmm.py into the current directory). */
+ * Usage: gmm D K N [mim] [grad] [dump]   (mim: also time and check the Mim
+ * objective; grad: and the Mim gradient; dump: write gmm-in.bin and
+ * gmm-grad-c.bin for gmm.py into the current directory). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,8 +129,9 @@ static void write(const char *path, const double *v, long m) {
 int main(int argc, char **argv) {
     if (argc < 4) { fprintf(stderr, "usage: gmm D K N [mim]\n"); return 2; }
     long d = atol(argv[1]), k = atol(argv[2]), n = atol(argv[3]), nl = d * (d - 1) / 2;
-    int with_mim = 0, dump = 0;
-    for (int a = 4; a < argc; ++a) with_mim |= strcmp(argv[a], "mim") == 0, dump |= strcmp(argv[a], "dump") == 0;
+    int with_mim = 0, with_grad = 0, dump = 0;
+    for (int a = 4; a < argc; ++a)
+        with_mim |= strcmp(argv[a], "mim") == 0, with_grad |= strcmp(argv[a], "grad") == 0, dump |= strcmp(argv[a], "dump") == 0;
     Gmm g = make(d, k, n);
     long np = k + 2 * k * d + k * nl;
     double *grad = malloc((size_t)np * sizeof(double));
@@ -169,6 +170,8 @@ int main(int argc, char **argv) {
             bm = t < bm ? t : bm;
         }
         printf("Mim    f=%.12g  objective %.6f s  (objective agrees with C: %s)\n", fm, bm, rel(fm, f) < 1e-9 ? "yes" : "NO");
+    }
+    if (with_mim && with_grad) {
         /* (b) Mim forward mode: one jvp per parameter, unit shadows */
         double *sh = calloc((size_t)np, sizeof(double)), *zx = calloc((size_t)(n * d), sizeof(double));
         double *gm = malloc((size_t)np * sizeof(double));
