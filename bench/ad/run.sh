@@ -13,7 +13,9 @@ mim=${1:-$here/../../build/bin/mim}
 clang=${CLANG:-clang-14}
 sizes=${SIZES:-"10,25,1000 64,50,10000"}
 max_params=${MIM_MAX_PARAMS:-5000}
-if ! python3 -c "import torch" 2>/dev/null; then
+# Debian's torch is a module of Debian's python3 (not of another python3 on PATH)
+py=/usr/bin/python3
+if ! "$py" -c "import torch" 2>/dev/null; then
     echo "installing python3-torch (apt-get)"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
 fi
@@ -27,5 +29,5 @@ for s in $sizes; do
     np=$((k + 2 * k * d + k * d * (d - 1) / 2))
     echo "== d=$d k=$k n=$n ($np parameters)"
     if [ "$np" -le "$max_params" ]; then ./gmm "$d" "$k" "$n" mim grad dump; else ./gmm "$d" "$k" "$n" mim dump; echo "Mim    gradient skipped (forward mode would take $np evaluations)"; fi
-    python3 "$here/gmm.py" || true
+    "$py" "$here/gmm.py" || true
 done
