@@ -283,6 +283,10 @@ static MimDef *fwd_app(Fwd *fw, MimDef *old) {
     MimDef *ax = mim_app_axiom(old);
     uint64_t id = ax ? mim_axiom_id(ax) : 0;
     if (ax && mim_match_annex(old, mim_annex_base(id))) {
+        if (id == MIM_mem_remem) { /* a fresh token: M is its own tangent */
+            MimDef *m = fwd(fw, a);
+            return m ? done(fw, old, mim_app(w, g, m), NULL) : NULL;
+        }
         if (id == MIM_mem_load || id == MIM_mem_store || id == MIM_mem_free || id == MIM_mem_malloc ||
             id == MIM_mem_alloc || id == MIM_mem_lea || (id == MIM_core_bitcast && !is_int(w, mim_def_type(old))))
             return fwd_mem(fw, old, id);
