@@ -17,7 +17,15 @@
  * extension, docs/autodiff.md "Floats") get their pullbacks directly from
  * the rules of diff_math.c, without a derivative function. What the rules
  * do not cover is an error (`autodiff: cannot differentiate …`), never a
- * crash. */
+ * crash.
+ *
+ * Extensions (docs/autodiff.md, "Calls" and "Control flow"): a called
+ * function is differentiated when the call is met; flattened functions
+ * `Cn [D₁, …, Dₙ, Cn R]` are taken as `Cn [[D₁, …, Dₙ], Cn R]`; a recursive
+ * derivative gets the filter ff; tuple pullbacks call each distinct
+ * component pullback once; integers get zero pullbacks in functions of
+ * floats. The same pass also rewrites `%autodiff.jvp f` (forward mode,
+ * jvp.c). */
 #include "autodiff.h"
 #include "mim/pass.h"
 #include "mim/plugin/direct.h"
