@@ -8,6 +8,7 @@
 #include "mim/plugin/math.h"
 #include "mim/plugin/mem.h"
 #include "mim/pass.h"
+#include "mim/ptrmap.h"
 #include "mim/xalloc.h"
 
 /* AD(T) of autodiff.md §3, or NULL where it is undefined. */
@@ -24,6 +25,9 @@ MimDef *autodiff_add(MimWorld *w, MimDef *T, MimDef *a, MimDef *b);
 typedef enum AdMathKind { AD_MATH_NONE, AD_MATH_NOT, AD_MATH_ZERO, AD_MATH_TANGENT } AdMathKind;
 AdMathKind autodiff_math_kind(MimDef *app);
 MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, MimDef *s);
+/* Forward mode (jvp.c): f_jvp for `%autodiff.jvp f`, memoized in memo
+ * (f ↦ f on failure); busy is scratch for recursion. */
+MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
 /* autodiff_eval (§5.1, eval.c) */
 extern const MimPassClass autodiff_eval_class;
 

@@ -79,7 +79,18 @@ AdMathKind autodiff_math_kind(MimDef *app) {
     uint64_t id = ax ? mim_axiom_id(ax) : 0;
     /* a partial application (an operation passed as a value) has no rule */
     if (!ax || !mim_match_annex(app, mim_annex_base(id))) return AD_MATH_NONE;
-    if (id == MIM_core_wrap_sub) return AD_MATH_TANGENT;
+    if (id == MIM_core_wrap_sub || id == MIM_core_wrap_shl) return AD_MATH_TANGENT;
+    switch (mim_annex_base(id)) {
+    /* integer operations without a derivative (comparisons, bit operations,
+     * division): piecewise constant, a zero pullback */
+    case MIM_core_icmp:
+    case MIM_core_bit1:
+    case MIM_core_bit2:
+    case MIM_core_shr:
+    case MIM_core_div: return AD_MATH_ZERO;
+    case MIM_core_conv: return AD_MATH_TANGENT;
+    default: break;
+    }
     if (mim_annex_plugin(id) != MIM_math_ID) return AD_MATH_NONE;
     switch (mim_annex_base(id)) {
     case MIM_math_arith:
@@ -171,10 +182,30 @@ static MimDef *wrap_sub_tangent(MimWorld *w, MimDef *app, MimDef *t) {
     return mim_pair(w, t, neg);
 }
 
+/* %core.wrap.shl s m (a, b) = a·2^b: (t << b, 0) */
+static MimDef *wrap_shl_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *t) {
+    MimDef *T = mim_def_type(app);
+    MimDef *c = mim_app(w, mim_world_annex(w, MIM_core_wrap_shl), mim_app_nth_arg(app, 0));
+    c = mim_app(w, c, mim_lit_nat(w, 0));
+    MimDef *b = mim_proj(w, x, 2, 1);
+    MimDef *da = mim_app(w, c, mim_pair(w, t, b));
+    MimDef *zero = mim_lit(w, T, 0);
+    return mim_pair(w, da, zero);
+}
+
+/* %core.conv.{s,u} ss ds a: the tangent converted back, conv ds ss t */
+static MimDef *conv_tangent(MimWorld *w, MimDef *app, uint64_t id, MimDef *t) {
+    MimDef *c = mim_app(w, mim_world_annex(w, id), mim_app_nth_arg(app, 1));
+    c = mim_app(w, c, mim_app_nth_arg(app, 0));
+    return mim_app(w, c, t);
+}
+
 MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, MimDef *s) {
     MimDef *ax = mim_app_axiom(app);
     uint64_t id = mim_axiom_id(ax);
     if (id == MIM_core_wrap_sub) return wrap_sub_tangent(w, app, s);
+    if (id == MIM_core_wrap_shl) return wrap_shl_tangent(w, app, x, s);
+    if (mim_annex_base(id) == MIM_core_conv) return conv_tangent(w, app, id, s);
     MimDef *callee = mim_app_callee(app);
     Fm f = {.w = w, .m = mim_app_arg(callee), .T = mim_def_type(app)};
     if (id == MIM_math_conv_f2f) {

@@ -17,7 +17,15 @@
  * extension, docs/autodiff.md "Floats") get their pullbacks directly from
  * the rules of diff_math.c, without a derivative function. What the rules
  * do not cover is an error (`autodiff: cannot differentiate …`), never a
- * crash. */
+ * crash.
+ *
+ * Extensions (docs/autodiff.md, "Calls" and "Control flow"): a called
+ * function is differentiated when the call is met; flattened functions
+ * `Cn [D₁, …, Dₙ, Cn R]` are taken as `Cn [[D₁, …, Dₙ], Cn R]`; a recursive
+ * derivative gets the filter ff; tuple pullbacks call each distinct
+ * component pullback once; integers get zero pullbacks in functions of
+ * floats. The same pass also rewrites `%autodiff.jvp f` (forward mode,
+ * jvp.c). */
 #include "autodiff.h"
 #include "mim/pass.h"
 #include "mim/plugin/direct.h"
@@ -27,7 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct Eval Eval;
+
 typedef struct Ad {
+    Eval *ev;   /* the pass (its memo of derivatives) */
     MimWorld *w;
     MimPass *p;
     MimDef *A;        /* the tangent type of the differentiated function's argument */
@@ -37,6 +48,7 @@ typedef struct Ad {
     MimPtrMap shadow; /* old tuple ↦ the tuple of its components' pullbacks */
     MimPtrMap zero_pbs; /* type ↦ its zero pullback */
     MimLoc use;         /* the application being augmented (where an axiom is used) */
+    bool floats;        /* A has a float component: integers get zero pullbacks */
 } Ad;
 
 static MimDef *pb_type(Ad *ad, MimDef *E) { return mim_cn(ad->w, autodiff_pair_type(ad->w, E, ad->cn_A)); }
@@ -80,6 +92,20 @@ static MimDef *id_pb(Ad *ad) {
     return mim_lam_set(w, lam, mim_lit_bool(w, true), body);
 }
 
+/* λ(s, k). k (insert (zero A, i, s)): the pullback of component i of the
+ * argument of a function whose n parameters were flattened. */
+static MimDef *proj_pb(Ad *ad, size_t i, size_t n) {
+    MimWorld *w = ad->w;
+    MimDef *A = mim_resolve(w, ad->A); /* a Σ, or an array «n; T» if all components agree */
+    MimDef *Ai = mim_def_node(A) == MIM_ARR ? mim_def_op(A, 1) : mim_def_op(A, i);
+    MimDef *lam = named_lam(w, pb_type(ad, Ai), "proj_pb");
+    if (!lam) return NULL;
+    MimDef *zero = mim_app(w, mim_world_annex(w, MIM_autodiff_zero), ad->A);
+    MimDef *idx = mim_lit_idx(w, n, i);
+    MimDef *ins = mim_insert(w, zero, idx, mim_var_proj(w, lam, 2, 0));
+    return mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, mim_var_proj(w, lam, 2, 1), ins));
+}
+
 /* compose(f, g) = λ(x, ret). g (x, λy. f (y, ret)): g first. */
 static MimDef *compose(Ad *ad, MimDef *f, MimDef *g) {
     MimWorld *w = ad->w;
@@ -94,34 +120,49 @@ static MimDef *compose(Ad *ad, MimDef *f, MimDef *g) {
 }
 
 /* The pullback of a tuple of type T whose components have the pullbacks
- * pbs: λ(s, k). pbs[0] (s#0, λt₀. pbs[1] (s#1, λt₁. … k (t₀ + t₁ + …))). */
+ * pbs: λ(s, k). p₀ (u₀, λt₀. p₁ (u₁, λt₁. … k (t₀ + t₁ + …))) over the
+ * distinct pullbacks pⱼ other than zero pullbacks, where uⱼ sums the
+ * components s#i whose pullback is pⱼ. Calling a shared pullback once
+ * keeps a loop whose iterations use a value twice (acc·acc) linear
+ * instead of exponential in the iteration count. */
 static MimDef *tuple_pb(Ad *ad, MimDef *T, MimDef *const *pbs, size_t n) {
     MimWorld *w = ad->w;
     MimDef *lam = named_lam(w, pb_type(ad, T), "tuple_pb");
     if (!lam) return NULL;
     MimDef *s = mim_var_proj(w, lam, 2, 0), *k = mim_var_proj(w, lam, 2, 1);
+    MimDef **dist = mim_xcalloc(n + 1, sizeof *dist), **args = mim_xcalloc(n + 1, sizeof *args);
     MimDef **conts = mim_xcalloc(n + 1, sizeof *conts);
-    bool ok = true;
-    for (size_t i = 0; ok && i < n; ++i) ok = (conts[i] = named_lam(w, ad->cn_A, "tuple_pb_cont")) != NULL;
-    MimDef *sum = NULL;
-    for (size_t i = 0; ok && i < n; ++i) {
-        MimDef *t = mim_var(w, conts[i]);
-        sum = sum ? autodiff_add(w, ad->A, sum, t) : t;
-        ok = sum != NULL;
-    }
+    size_t m = 0;
     MimDef *res = NULL;
-    if (!ok) goto out;
-    if (n == 0) {
+    for (size_t i = 0; i < n; ++i) {
+        MimDef *si = mim_proj(w, s, n, i);
+        MimDef *zero = zero_pb(ad, mim_def_type(si));
+        if (!zero) goto out;
+        if (pbs[i] == zero) continue;
+        size_t j = 0;
+        while (j < m && dist[j] != pbs[i]) ++j;
+        if (j == m) dist[m++] = pbs[i], args[j] = si;
+        else if (!(args[j] = autodiff_add(w, mim_def_type(si), args[j], si))) goto out;
+    }
+    for (size_t j = 0; j < m; ++j)
+        if (!(conts[j] = named_lam(w, ad->cn_A, "tuple_pb_cont"))) goto out;
+    MimDef *sum = NULL;
+    for (size_t j = 0; j < m; ++j) {
+        MimDef *t = mim_var(w, conts[j]);
+        if (!(sum = sum ? autodiff_add(w, ad->A, sum, t) : t)) goto out;
+    }
+    if (m == 0) {
         res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, k, mim_app(w, mim_world_annex(w, MIM_autodiff_zero), ad->A)));
         goto out;
     }
-    for (size_t i = 0; i < n; ++i) {
-        MimDef *next = i + 1 < n ? pbs[i + 1] : NULL;
-        MimDef *body = next ? mim_app(w, next, mim_pair(w, mim_proj(w, s, n, i + 1), conts[i + 1])) : mim_app(w, k, sum);
-        if (!mim_lam_set(w, conts[i], mim_lit_bool(w, true), body)) goto out;
+    for (size_t j = 0; j < m; ++j) {
+        MimDef *body = j + 1 < m ? mim_app(w, dist[j + 1], mim_pair(w, args[j + 1], conts[j + 1])) : mim_app(w, k, sum);
+        if (!mim_lam_set(w, conts[j], mim_lit_bool(w, true), body)) goto out;
     }
-    res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, pbs[0], mim_pair(w, mim_proj(w, s, n, 0), conts[0])));
+    res = mim_lam_set(w, lam, mim_lit_bool(w, true), mim_app(w, dist[0], mim_pair(w, args[0], conts[0])));
 out:
+    free(dist);
+    free(args);
     free(conts);
     return res;
 }
@@ -129,10 +170,15 @@ out:
 /* ---- augmentation ------------------------------------------------------------------ */
 
 static MimDef *augment(Ad *ad, MimDef *old);
+static MimDef *derive(Eval *ev, MimDef *f);
 
 /* The pullback of old (augmenting it first); a zero pullback if it has none. */
 static MimDef *pullback(Ad *ad, MimDef *old) {
     if (!augment(ad, old)) return NULL;
+    /* Differentiating w.r.t. floats, integers (loop counters, indices) are
+     * constants: their pullbacks would only add zeros, and in a loop they
+     * would call the loop's pullback a second time per iteration. */
+    if (ad->floats && autodiff_is_idx(ad->w, mim_def_type(old))) return zero_pb(ad, mim_def_type(old));
     MimDef *pb = mim_ptrmap_get(&ad->pb, old);
     return pb ? pb : zero_pb(ad, mim_def_type(old));
 }
@@ -153,6 +199,23 @@ static bool is_cn(MimWorld *w, MimDef *T) {
 static bool is_basic_block(MimWorld *w, MimDef *T) {
     MimDef *X, *Y;
     return is_cn(w, T) && !mim_cps_fn_parts(w, T, &X, &Y);
+}
+
+/* A CPS function whose parameters the optimizer has flattened (scalarize):
+ * `Cn [D₁, …, Dₙ, Cn R]` with n ≥ 2; *A = [D₁, …, Dₙ], *R = R. */
+static bool flat_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
+    T = mim_resolve(w, T);
+    if (!is_cn(w, T)) return false;
+    MimDef *D = mim_resolve(w, mim_pi_dom(T));
+    size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
+    if (k < 3 || !is_cn(w, mim_def_op(D, k - 1))) return false;
+    MimDef **ops = mim_xcalloc(k, sizeof *ops);
+    for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
+    *A = mim_sigma(w, ops, k - 1);
+    free(ops);
+    *R = mim_pi_dom(mim_resolve(w, mim_def_op(D, k - 1)));
+    *n = k - 1;
+    return true;
 }
 
 /* A continuation lambda of the function being differentiated (a basic
@@ -186,10 +249,18 @@ static MimDef *augment_lam(Ad *ad, MimDef *lam) {
     MimWorld *w = ad->w;
     MimSym name = mim_def_name(lam);
     bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
-    if (is_basic_block(w, mim_def_type(lam)) || open) return augment_cont(ad, lam);
-    /* a closed function called from here: differentiated later by this pass */
-    MimDef *ad_ax = mim_world_annex(w, MIM_autodiff_ad);
-    return done(ad, lam, mim_app(w, mim_app(w, ad_ax, mim_def_type(lam)), lam), NULL);
+    MimDef *A, *R;
+    size_t n;
+    bool flat = flat_fn_parts(w, mim_def_type(lam), &A, &R, &n);
+    if (open || (!flat && is_basic_block(w, mim_def_type(lam)))) return augment_cont(ad, lam);
+    /* A closed function called from here: differentiated now (memoized, so
+     * recursion ends at the derivative under construction). Leaving
+     * `%autodiff.ad g` for later is not enough: a call of a derivative with
+     * filter tt is β-reduced when it is built, and the pass manager does
+     * not offer the nodes of an inlined body again. */
+    MimDef *d = derive(ad->ev, lam);
+    if (d) return done(ad, lam, d, NULL);
+    return mim_world_has_error(w) ? NULL : fail(ad, lam, "the function");
 }
 
 static MimDef *augment_tuple(Ad *ad, MimDef *old) {
@@ -292,9 +363,23 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
         return a2 ? done(ad, old, mim_app(w, g2, a2), NULL) : NULL;
     }
     MimDef *X, *R;
-    if (is_cn(w, gT) && mim_cps_fn_parts(w, gT, &X, &R)) {
-        /* a CPS call g (args, k) → g' (args', c), c (r, r*) = k' (r, compose (args*, r*)) */
-        MimDef *args = mim_proj(w, a, 2, 0), *k = mim_proj(w, a, 2, 1);
+    size_t nflat = 0;
+    MimDef *gl = mim_resolve(w, g);
+    bool flat = gl && mim_def_node(gl) == MIM_LAM && mim_def_is_mut(gl) && mim_ptrmap_get(&ad->aug, gl) == g2 &&
+                mim_def_node(g2) == MIM_LAM && flat_fn_parts(w, gT, &X, &R, &nflat);
+    if (flat || (is_cn(w, gT) && mim_cps_fn_parts(w, gT, &X, &R))) {
+        /* a CPS call g (args, k) → g' (args', c), c (r, r*) = k' (r, compose (args*, r*));
+         * a call of a flattened function g (a₁, …, aₙ, k) as g ((a₁, …, aₙ), k) */
+        MimDef *args, *k;
+        if (flat) {
+            MimDef **ops = mim_xcalloc(nflat, sizeof *ops);
+            for (size_t i = 0; i < nflat; ++i) ops[i] = mim_proj(w, a, nflat + 1, i);
+            args = mim_tuple(w, ops, nflat);
+            free(ops);
+            k = mim_proj(w, a, nflat + 1, nflat);
+        } else {
+            args = mim_proj(w, a, 2, 0), k = mim_proj(w, a, 2, 1);
+        }
         MimDef *args2 = augment(ad, args), *args_pb = args2 ? pullback(ad, args) : NULL;
         MimDef *k2 = args_pb ? augment(ad, k) : NULL;
         if (!k2) return NULL;
@@ -348,54 +433,119 @@ static MimDef *augment(Ad *ad, MimDef *old) {
 
 /* ---- the pass ------------------------------------------------------------------------ */
 
-typedef struct Eval {
+struct Eval {
     MimPass base;
     MimPtrMap derivs; /* f ↦ f_deriv, or f itself if differentiating it failed */
-} Eval;
+    MimPtrMap busy;   /* f_deriv ↦ f_deriv while its body is built; ↦ f if it calls itself */
+    MimPtrMap jvps;   /* forward mode: f ↦ f_jvp, or f if it failed */
+};
 
+/* T is a float type or has a float component. */
+static bool has_float(MimWorld *w, MimDef *T) {
+    T = mim_resolve(w, T);
+    if (!T) return false;
+    if (mim_match(T, MIM_math_F)) return true;
+    if (mim_def_node(T) == MIM_SIGMA) {
+        for (size_t i = 0, n = mim_def_num_ops(T); i < n; ++i)
+            if (has_float(w, mim_def_op(T, i))) return true;
+        return false;
+    }
+    return mim_def_node(T) == MIM_ARR && has_float(w, mim_def_op(T, 1));
+}
+
+/* f's derivative (memoized: a recursive f meets its derivative under
+ * construction); NULL after an error, or if f cannot be differentiated. */
 static MimDef *derive(Eval *ev, MimDef *f) {
     MimWorld *w = mim_pass_world(&ev->base);
-    MimDef *A, *R;
-    if (!mim_cps_fn_parts(w, mim_def_type(f), &A, &R) || !mim_lam_body(f)) return NULL;
-    MimDef *T = autodiff_type(w, mim_def_type(f));
-    if (!T) return NULL;
+    MimDef *known = mim_ptrmap_get(&ev->derivs, f);
+    if (known && known != f && mim_ptrmap_get(&ev->busy, known)) mim_ptrmap_put(&ev->busy, known, f); /* recursive */
+    if (known) return known == f ? NULL : known;
+    MimDef *A, *R, *T = NULL;
+    size_t nflat = 0;
+    bool flat = !mim_cps_fn_parts(w, mim_def_type(f), &A, &R) && flat_fn_parts(w, mim_def_type(f), &A, &R, &nflat);
+    if (flat || mim_cps_fn_parts(w, mim_def_type(f), &A, &R)) {
+        MimDef *dom[2];
+        dom[0] = A;
+        dom[1] = mim_cn(w, R);
+        T = autodiff_type(w, mim_cn(w, mim_sigma(w, dom, 2)));
+    }
+    if (!T || !mim_lam_body(f)) {
+        mim_ptrmap_put(&ev->derivs, f, f);
+        return NULL;
+    }
     char name[128];
     MimSym fname = mim_def_name(f);
     snprintf(name, sizeof name, "%s_deriv", fname ? fname : "f");
     MimDef *fd = named_lam(w, T, name);
     if (!fd) return NULL;
     mim_ptrmap_put(&ev->derivs, f, fd);
-    Ad ad = {.w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A)};
-    mim_ptrmap_put(&ad.aug, f, fd);
+    Ad ad = {.ev = ev, .w = w, .p = &ev->base, .A = A, .cn_A = mim_cn(w, A), .floats = has_float(w, A)};
     MimDef *var = mim_var(w, f), *res = NULL;
-    MimDef *shadow[2];
-    shadow[0] = id_pb(&ad);
-    shadow[1] = zero_pb(&ad, mim_pi_dom(mim_resolve(w, mim_def_type(f))));
-    if (!var || !shadow[0] || !shadow[1]) goto out;
-    mim_ptrmap_put(&ad.aug, var, mim_var(w, fd));
-    mim_ptrmap_put(&ad.shadow, var, mim_tuple(w, shadow, 2));
+    if (!var) goto out;
+    if (flat) {
+        /* f's parameters (d₁, …, dₙ, k) are fd's ((d₁', …, dₙ'), k'); dᵢ's
+         * pullback puts its tangent at position i of a zero A */
+        MimDef **augs = mim_xcalloc(nflat + 1, sizeof *augs), **pbs = mim_xcalloc(nflat + 1, sizeof *pbs);
+        MimDef *fv = mim_var(w, fd);
+        MimDef *fargs = mim_proj(w, fv, 2, 0);
+        bool ok = true;
+        for (size_t i = 0; ok && i < nflat; ++i) {
+            augs[i] = mim_proj(w, fargs, nflat, i);
+            ok = (pbs[i] = proj_pb(&ad, i, nflat)) != NULL;
+        }
+        augs[nflat] = mim_proj(w, fv, 2, 1);
+        if (ok) ok = (pbs[nflat] = zero_pb(&ad, mim_def_op(mim_resolve(w, mim_pi_dom(mim_resolve(w, mim_def_type(f)))), nflat))) != NULL;
+        if (ok) {
+            mim_ptrmap_put(&ad.aug, var, mim_tuple(w, augs, nflat + 1));
+            mim_ptrmap_put(&ad.shadow, var, mim_tuple(w, pbs, nflat + 1));
+        }
+        free(augs);
+        free(pbs);
+        if (!ok) goto out;
+    } else {
+        MimDef *shadow[2];
+        shadow[0] = id_pb(&ad);
+        shadow[1] = zero_pb(&ad, mim_pi_dom(mim_resolve(w, mim_def_type(f))));
+        if (!shadow[0] || !shadow[1]) goto out;
+        mim_ptrmap_put(&ad.aug, var, mim_var(w, fd));
+        mim_ptrmap_put(&ad.shadow, var, mim_tuple(w, shadow, 2));
+    }
+    mim_ptrmap_put(&ev->busy, fd, fd);
     MimDef *body = augment(&ad, mim_lam_body(f));
-    if (body && mim_lam_set(w, fd, mim_lit_bool(w, true), body)) res = fd;
+    /* A recursive derivative is not inlined everywhere (filter ff), else
+     * partial evaluation would unfold it without end. */
+    bool rec = mim_ptrmap_get(&ev->busy, fd) == f;
+    mim_ptrmap_remove(&ev->busy, fd);
+    if (body && mim_lam_set(w, fd, mim_lit_bool(w, !rec), body)) res = fd;
 out:
     mim_ptrmap_free(&ad.aug), mim_ptrmap_free(&ad.pb), mim_ptrmap_free(&ad.shadow), mim_ptrmap_free(&ad.zero_pbs);
+    if (!res) mim_ptrmap_put(&ev->derivs, f, f);
     return res;
 }
 
 static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
     Eval *ev = (Eval *)p;
+    MimDef *fj = mim_match(def, MIM_autodiff_jvp);
+    if (fj) {
+        MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(fj, 2));
+        if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
+        MimDef *d = autodiff_jvp(p, &ev->jvps, &ev->busy, f);
+        return d ? d : mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+    }
     MimDef *call = mim_match(def, MIM_autodiff_ad);
     if (!call) return def;
     MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(call, 1));
     if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
-    MimDef *known = mim_ptrmap_get(&ev->derivs, f);
-    if (known) return known == f ? NULL : known; /* failed: reported once */
     MimDef *d = derive(ev, f);
     if (d) return d;
-    mim_ptrmap_put(&ev->derivs, f, f);
-    return mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+    return mim_world_has_error(mim_pass_world(p)) ? NULL : def; /* failed: reported once */
 }
 
-static void eval_fini(MimPass *p) { mim_ptrmap_free(&((Eval *)p)->derivs); }
+static void eval_fini(MimPass *p) {
+    mim_ptrmap_free(&((Eval *)p)->derivs);
+    mim_ptrmap_free(&((Eval *)p)->busy);
+    mim_ptrmap_free(&((Eval *)p)->jvps);
+}
 
 const MimPassClass autodiff_eval_class = {
     .name = "autodiff_eval",

@@ -179,8 +179,13 @@ static MimSym stem(MimWorld *w, const char *path) {
 static bool load_plugin(Run *r, const char *name, MimLoc loc) {
     if (r->o->bootstrap) return true;
     char msg[256];
-    if (mim_registry_load(&r->plugins, name, (const char *const *)r->paths, r->num_paths, msg, sizeof msg))
+    if (mim_registry_load(&r->plugins, name, (const char *const *)r->paths, r->num_paths, msg, sizeof msg)) {
+        /* The pullbacks of a loop are closures that pass through the loop's
+         * blocks: autodiff brings closure conversion with it (docs/autodiff.md,
+         * "Control flow"), so that such derivatives compile without -p clos. */
+        if (strcmp(name, "autodiff") == 0) return load_plugin(r, "clos", loc);
         return true;
+    }
     if (loc.begin.row == 0) fprintf(r->err, "error: %s\n", msg);
     else mim_diag_report(&r->diag, MIM_ERROR, loc, "%s", msg);
     return false;
