@@ -40,6 +40,7 @@ typedef struct Run {
     MimTrace trace;      /* -V, --time-passes */
     char *stdin_text;    /* the input when it is read from stdin ("-") */
     size_t stdin_len;
+    bool implicit_clos;  /* clos loaded by autodiff only: not listed in --output-mim */
 } Run;
 
 /* True if `name` is the input file itself (same device and inode): opening
@@ -183,7 +184,12 @@ static bool load_plugin(Run *r, const char *name, MimLoc loc) {
         /* The pullbacks of a loop are closures that pass through the loop's
          * blocks: autodiff brings closure conversion with it (docs/autodiff.md,
          * "Control flow"), so that such derivatives compile without -p clos. */
-        if (strcmp(name, "autodiff") == 0) return load_plugin(r, "clos", loc);
+        if (strcmp(name, "autodiff") == 0 && !mim_registry_is_loaded(&r->plugins, "clos")) {
+            bool ok = load_plugin(r, "clos", loc);
+            r->implicit_clos = true;
+            return ok;
+        }
+        if (strcmp(name, "clos") == 0 && loc.begin.row) r->implicit_clos = false; /* named too */
         return true;
     }
     if (loc.begin.row == 0) fprintf(r->err, "error: %s\n", msg);
@@ -262,13 +268,17 @@ static void write_deps(Run *r) {
 static void take_imports(Run *r) {
     size_t n = mim_fe_num_files(r->fe);
     r->imports = mim_xcalloc(n, sizeof *r->imports);
-    r->num_imports = n;
+    r->num_imports = 0;
     for (size_t i = 0; i < n; ++i) {
         const MimFeFile *file = mim_fe_file(r->fe, i);
+        /* The reference lists what the program loads; autodiff's clos comes
+         * back with autodiff when the output is read again. */
+        if (r->implicit_clos && strcmp(file->name, "clos") == 0) continue;
         const char *kw = mim_registry_is_loaded(&r->plugins, file->name) ? ".mim/plugin" : ".import";
         size_t len = strlen(kw) + strlen(file->name) + 3;
-        r->imports[i] = mim_xmalloc(len);
-        snprintf(r->imports[i], len, "%s %s;", kw, file->name);
+        r->imports[r->num_imports] = mim_xmalloc(len);
+        snprintf(r->imports[r->num_imports], len, "%s %s;", kw, file->name);
+        r->num_imports++;
     }
 }
 
