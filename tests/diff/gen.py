@@ -580,7 +580,7 @@ static void check(Stats *st, const char *what, int fn, const uint64_t *x, int n,
         ++st->compared;
         if (!same(kind[j], got[j], want[j].v)) {
             ++st->bad;
-            if (st->bad <= 20)
+            if (st->bad <= 200)
                 printf("MISMATCH %s f=%d x=%llu,%llu,%llu,%llu v=%d got=%llu want=%llu\n", what, fn, (unsigned long long)x[0],
                        (unsigned long long)x[1], (unsigned long long)x[2], (unsigned long long)x[3], j,
                        (unsigned long long)got[j], (unsigned long long)want[j].v);

@@ -136,6 +136,7 @@ static inline V r_bit1(int sub, uint64_t s, V a) {
 /* Truth table: bit 2·A + B of sub is the result for bits A (a) and B (b). */
 static inline V r_bit2(int sub, uint64_t s, V a, V b) {
     uint64_t r = 0;
+    if (sub == 15) return lit(s - 1); /* t: the largest value, as bit1.t */
     if ((sub >> 0) & 1) r |= ~a.v & ~b.v;
     if ((sub >> 1) & 1) r |= ~a.v & b.v;
     if ((sub >> 2) & 1) r |= a.v & ~b.v;
@@ -179,9 +180,7 @@ static inline V r_div(R *r, int sub, uint64_t s, V a, V b) {
 
 static inline V r_abs(uint64_t s, V a) {
     if (!r_neg(a.v, s)) return a;
-    unsigned w = r_width(s);
-    int p = a.p | (r_sv(a.v, s) == (w == 64 ? (uint64_t)INT64_MIN : ~r_mask(w - 1))); /* |MIN| */
-    return mk(r_fin(0 - r_sv(a.v, s), s), p);
+    return mk(r_fin(0 - r_sv(a.v, s), s), a.p); /* |MIN| = MIN (llvm.abs without poison) */
 }
 
 /* %core.conv.u ds a, %core.conv.s ds a (a : Idx ss). conv.s to a narrower
