@@ -33,6 +33,8 @@ uint64_t run_sub_lit_200(uint64_t, uint64_t);
 uint64_t fold_sub_lit_200(uint64_t);
 uint64_t run_exp10(uint64_t, uint64_t);
 uint64_t fold_exp10(uint64_t);
+uint64_t run_sel3(uint64_t, uint64_t);
+uint64_t fold_sel3(uint64_t);
 uint64_t run_nat_slot(uint64_t, uint64_t);
 uint64_t fold_nat_slot(uint64_t);
 
@@ -68,6 +70,8 @@ int main(void) {
       printf("%s sub_lit_200 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     { uint64_t r = run_exp10(UINT64_C(4624106101774745600), UINT64_C(0)), f = fold_exp10(0); bad += r != f;
       printf("%s exp10 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
+    { uint64_t r = run_sel3(3, 0), f = fold_sel3(0); bad += r != f;
+      printf("%s sel3 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     { uint64_t r = run_nat_slot(UINT64_C(42), 0), f = fold_nat_slot(0); bad += r != f;
       printf("%s nat_slot run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     printf("fold-vs-run: %d failures\n", bad);
