@@ -350,8 +350,10 @@ static const char *op_core(const Op *o) {
         return intrinsic(o, "llvm.usub.sat.i64", a, b); /* truncated subtraction (core.md §5.1) */
     }
     case MIM_core_ncmp: return op_ncmp(o);
-    case MIM_core_idx: {
+    case MIM_core_idx: { /* n mod s (mode 0; any other mode: ⊥ if n ≥ s, core.md §5.3) */
         unsigned w = ll_int_width(ll, ll_typeof(o->app));
+        IdxSize z = idx_size(o, ll_typeof(o->app));
+        if (z.odd) return from64(o, val(o, arg(o, 0)), &z);
         return int_conv(o, val(o, arg(o, 0)), 64, w, false);
     }
     case MIM_core_bit1: {

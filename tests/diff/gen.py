@@ -146,13 +146,17 @@ class Fn:
         a = self.any_int()
         s = a.ty[1]
         T = a.ty
-        kind = rng.choice(['wrap'] * 4 + ['shr', 'bit1', 'bit2', 'bit2', 'extrema', 'div', 'div', 'abs', 'conv', 'conv', 'f2i'])
+        kind = rng.choice(['wrap'] * 4 + ['minus', 'shr', 'bit1', 'bit2', 'bit2', 'extrema', 'div', 'div', 'abs', 'conv', 'conv', 'f2i'])
         if kind == 'wrap':
             sub = rng.randrange(4)
             mode = rng.choice([0, 0, 0, 0, 1, 2, 3])
             b = self.operand(T) if sub != 3 else self.shift_amount(T)
             return self.new(T, [a, b], lambda P: '%%core.wrap.%s %d (v%d, v%d)' % (WRAP[sub], mode, a.j, b.j),
                             'r_wrap(%d, UINT64_C(%d), %d, v%d, v%d)' % (sub, s, mode, a.j, b.j))
+        if kind == 'minus':
+            mode = rng.choice([0, 0, 1, 2])
+            return self.new(T, [a], lambda P: '%%core.minus %d v%d' % (mode, a.j),
+                            'r_wrap(1, UINT64_C(%d), %d, lit(0), v%d)' % (s, mode, a.j))
         if kind == 'shr':
             sub = rng.randrange(2)
             b = self.shift_amount(T)
@@ -278,6 +282,11 @@ class Fn:
     def nat_op(self):
         rng = self.rng
         a, b = self.operand(('N', 0)), self.operand(('N', 0))
+        if rng.random() < 0.3:  # %core.idx s m n: n mod s (mode 0), else ⊥ (poison) when n ≥ s
+            s = self.size()
+            m = rng.choice([0, 0, 1])
+            return self.new(('I', s), [a], lambda P: '%%core.idx %d %d v%d' % (s, m, a.j),
+                            'r_idx(UINT64_C(%d), %d, v%d)' % (s, m, a.j))
         if rng.random() < 0.6:
             sub = rng.randrange(3)
             return self.new(('N', 0), [a, b], lambda P: '%%core.nat.%s (v%d, v%d)' % (['add', 'sub', 'mul'][sub], a.j, b.j),

@@ -199,6 +199,12 @@ static inline V r_sel(R *r, V i, const V *xs) {
     return xs[i.v];
 }
 
+/* %core.idx s m n (core.md §5.3): n mod s with mode 0, ⊥ for n ≥ s else. */
+static inline V r_idx(uint64_t s, unsigned mode, V n) {
+    if (mode && s && n.v >= s) return mk(0, 1);
+    return mk(r_mod(n.v, s), n.p);
+}
+
 /* Nat operations (Nat is 64 bits at run time). */
 static inline V r_nat(int sub, V a, V b) {
     uint64_t x = sub == 0 ? a.v + b.v : sub == 1 ? (a.v >= b.v ? a.v - b.v : 0) : a.v * b.v;

@@ -35,6 +35,8 @@ uint64_t run_exp10(uint64_t, uint64_t);
 uint64_t fold_exp10(uint64_t);
 uint64_t run_sel3(uint64_t, uint64_t);
 uint64_t fold_sel3(uint64_t);
+uint64_t run_idx_1000(uint64_t, uint64_t);
+uint64_t fold_idx_1000(uint64_t);
 uint64_t run_nat_slot(uint64_t, uint64_t);
 uint64_t fold_nat_slot(uint64_t);
 
@@ -72,6 +74,8 @@ int main(void) {
       printf("%s exp10 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     { uint64_t r = run_sel3(3, 0), f = fold_sel3(0); bad += r != f;
       printf("%s sel3 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
+    { uint64_t r = run_idx_1000(UINT64_C(1099511627775), 0), f = fold_idx_1000(0); bad += r != f;
+      printf("%s idx_1000 run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     { uint64_t r = run_nat_slot(UINT64_C(42), 0), f = fold_nat_slot(0); bad += r != f;
       printf("%s nat_slot run=%llu fold=%llu\n", r == f ? "ok" : "FAIL", (unsigned long long)r, (unsigned long long)f); }
     printf("fold-vs-run: %d failures\n", bad);
