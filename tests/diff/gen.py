@@ -300,7 +300,7 @@ class Fn:
         bits = rng.choice([64, 32])
         T = ('F', bits)
         a = self.operand(T)
-        kind = rng.choice(['arith', 'arith', 'ext', 'pow', 'un', 'un', 'un', 'cmp', 'i2f', 'f2f', 'bits'])
+        kind = rng.choice(['arith', 'arith', 'ext', 'pow', 'un', 'un', 'un', 'cmp', 'i2f', 'f2f', 'bits', 'helper'])
         sfx = '64' if bits == 64 else '32'
         if kind == 'arith':
             sub = rng.randrange(5)
@@ -312,6 +312,10 @@ class Fn:
             b = self.operand(T)
             return self.new(T, [a, b], lambda P: '%%math.extrema.%s 0 (v%d, v%d)' % (FEXT[sub], a.j, b.j),
                             'r_fext%s(%d, v%d, v%d)' % (sfx, sub, a.j, b.j))
+        if kind == 'helper':  # the Mim-defined %math.minus, sgn, rrt, slf (math.md §2)
+            k = rng.randrange(4)
+            name = ['minus', 'sgn', 'rrt', 'slf'][k]
+            return self.new(T, [a], lambda P: '%%math.%s 0 v%d' % (name, a.j), 'r_mhelp%s(%d, v%d)' % (sfx, k, a.j))
         if kind == 'pow':
             b = self.operand(T)
             return self.new(T, [a, b], lambda P: '%%math.pow 0 (v%d, v%d)' % (a.j, b.j), 'r_pow%s(v%d, v%d)' % (sfx, a.j, b.j))

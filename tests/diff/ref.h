@@ -357,6 +357,29 @@ static inline V r_un32(int k, V a) {
     return pf(r, a.p);
 }
 
+/* The Mim-defined helpers of math.md §2: 0 minus (0 − x), 1 sgn (−1, 0, 1
+ * by x ≥ 0 and x > 0), 2 rrt (1/√x), 3 slf (1/(1 + e^(0 − x))). */
+static inline V r_mhelp64(int k, V a) {
+    double x = gd(a), r;
+    switch (k) {
+    case 0: r = 0.0 - x; break;
+    case 1: r = x >= 0 ? (x > 0 ? 1.0 : 0.0) : -1.0; break;
+    case 2: r = 1.0 / sqrt(x); break;
+    default: r = 1.0 / (1.0 + exp(0.0 - x)); break;
+    }
+    return pd(r, a.p);
+}
+static inline V r_mhelp32(int k, V a) {
+    float x = gf(a), r;
+    switch (k) {
+    case 0: r = 0.0f - x; break;
+    case 1: r = x >= 0 ? (x > 0 ? 1.0f : 0.0f) : -1.0f; break;
+    case 2: r = 1.0f / sqrtf(x); break;
+    default: r = 1.0f / (1.0f + expf(0.0f - x)); break;
+    }
+    return pf(r, a.p);
+}
+
 /* %math.cmp: U(8) G(4) L(2) E(1). */
 static inline V r_fcmp(unsigned sub, double x, double y, int p) {
     unsigned rel = isnan(x) || isnan(y) ? 8 : x > y ? 4 : x < y ? 2 : 1;
