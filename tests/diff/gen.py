@@ -302,16 +302,18 @@ class Fn:
         a = self.operand(T)
         kind = rng.choice(['arith', 'arith', 'ext', 'pow', 'un', 'un', 'un', 'cmp', 'i2f', 'f2f', 'bits', 'helper'])
         sfx = '64' if bits == 64 else '32'
+        # mode 4 = nsz: the sign of a zero result is open (ref.h r_nsz)
+        mode = rng.choice([0, 0, 0, 4])
         if kind == 'arith':
             sub = rng.randrange(5)
             b = self.operand(T)
-            return self.new(T, [a, b], lambda P: '%%math.arith.%s 0 (v%d, v%d)' % (ARITH[sub], a.j, b.j),
-                            'r_arith%s(%d, v%d, v%d)' % (sfx, sub, a.j, b.j))
+            return self.new(T, [a, b], lambda P: '%%math.arith.%s %d (v%d, v%d)' % (ARITH[sub], mode, a.j, b.j),
+                            'r_nsz%s(%d, r_arith%s(%d, v%d, v%d))' % (sfx, mode, sfx, sub, a.j, b.j))
         if kind == 'ext':
             sub = rng.randrange(4)
             b = self.operand(T)
-            return self.new(T, [a, b], lambda P: '%%math.extrema.%s 0 (v%d, v%d)' % (FEXT[sub], a.j, b.j),
-                            'r_fext%s(%d, v%d, v%d)' % (sfx, sub, a.j, b.j))
+            return self.new(T, [a, b], lambda P: '%%math.extrema.%s %d (v%d, v%d)' % (FEXT[sub], mode, a.j, b.j),
+                            'r_nsz%s(%d, r_fext%s(%d, v%d, v%d))' % (sfx, mode, sfx, sub, a.j, b.j))
         if kind == 'helper':  # the Mim-defined %math.minus, sgn, rrt, slf (math.md §2)
             k = rng.randrange(4)
             name = ['minus', 'sgn', 'rrt', 'slf'][k]

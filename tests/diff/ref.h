@@ -282,6 +282,10 @@ static inline V r_fext32(int sub, V a, V b) {
     return pf(r, p);
 }
 
+/* With the nsz flag (mode 4) the sign of a zero result is left open. */
+static inline V r_nsz64(unsigned mode, V r) { return mk(r.v, r.p | ((mode & 4) && gd(r) == 0)); }
+static inline V r_nsz32(unsigned mode, V r) { return mk(r.v, r.p | ((mode & 4) && gf(r) == 0)); }
+
 static inline V r_pow64(V a, V b) { return pd(pow(gd(a), gd(b)), a.p | b.p); }
 static inline V r_pow32(V a, V b) { return pf(powf(gf(a), gf(b)), a.p | b.p); }
 
