@@ -80,6 +80,7 @@ class Fn:
     def __init__(self, rng, k, nstmts):
         self.rng, self.k = rng, k
         self.stmts = []
+        self.helpers = []
         for _ in range(nstmts):
             self.add()
 
@@ -136,9 +137,11 @@ class Fn:
         if r < 0.55: return self.int_op()
         if r < 0.63: return self.cmp_op()
         if r < 0.70: return self.select_op()
-        if r < 0.75: return self.mem_op()
-        if r < 0.78: return self.loop_op()
-        if r < 0.80: return self.nat_op()
+        if r < 0.74: return self.mem_op()
+        if r < 0.77: return self.loop_op()
+        if r < 0.785: return self.branch_op()
+        if r < 0.80: return self.call_op()
+        if r < 0.82: return self.nat_op()
         return self.float_op()
 
     def int_op(self):
@@ -279,6 +282,54 @@ class Fn:
         st.loop = (a, e, op, i, s)
         return st
 
+    # binary operations used inside branches and helper functions: (Mim, C)
+    def small_op(self, T, x, y):
+        s = T[1]
+        k = self.rng.randrange(4)
+        if k == 0:
+            sub = self.rng.randrange(3)
+            return ('%%core.wrap.%s 0 (%s, %s)' % (WRAP[sub], x, y), 'r_wrap(%d, UINT64_C(%d), 0, %%s, %%s)' % (sub, s))
+        if k == 1:
+            sub = self.rng.randrange(16)
+            return ('%%core.bit2.%s 0 (%s, %s)' % (BIT2[sub], x, y), 'r_bit2(%d, UINT64_C(%d), %%s, %%s)' % (sub, s))
+        if k == 2:
+            sub = self.rng.randrange(4)
+            return ('%%core.extrema.%s (%s, %s)' % (EXTREMA[sub], x, y), 'r_extrema(%d, UINT64_C(%d), %%s, %%s)' % (sub, s))
+        return ('(%s, %s)#(%%core.icmp.%s (%s, %s))' % (x, y, ICMP[self.rng.randrange(32)], x, y), None)
+
+    def branch_op(self):
+        """if c then x op1 y else x op2 y, through continuations and a join."""
+        a = self.any_int()
+        T = a.ty
+        b = self.operand(T)
+        c = self.operand(('I', 2))
+        ops = []
+        for _ in range(2):
+            o = self.small_op(T, 'v%d' % a.j, 'v%d' % b.j)
+            while o[1] is None: o = self.small_op(T, 'v%d' % a.j, 'v%d' % b.j)
+            ops.append(o)
+        st = self.new(T, [a, b, c], None, None, mem='branch')
+        st.branch = (a, b, c, ops)
+        return st
+
+    def call_op(self):
+        """A call of a helper function h(x, y) = x op y (a `lam` or a `fun`)."""
+        a = self.any_int()
+        T = a.ty
+        b = self.operand(T)
+        o = self.small_op(T, 'x', 'y')
+        while o[1] is None: o = self.small_op(T, 'x', 'y')
+        name = 'h_%d_%d' % (self.k, len(self.stmts))
+        kind = self.rng.choice(['lam', 'fun'])
+        if kind == 'lam':
+            d = 'lam %s (x: %s, y: %s): %s = %s;' % (name, ty_mim(T), ty_mim(T), ty_mim(T), o[0])
+        else:
+            d = 'fun %s (x: %s, y: %s): %s = return (%s);' % (name, ty_mim(T), ty_mim(T), ty_mim(T), o[0])
+        self.helpers.append(d)
+        if kind == 'fun':  # a CPS call: ret v = h $ (a, b);
+            return self.new(T, [a, b], lambda P: (name, 'v%d' % a.j, 'v%d' % b.j), o[1] % ('v%d' % a.j, 'v%d' % b.j), mem='ret')
+        return self.new(T, [a, b], lambda P: '%s (v%d, v%d)' % (name, a.j, b.j), o[1] % ('v%d' % a.j, 'v%d' % b.j))
+
     def nat_op(self):
         rng = self.rng
         a, b = self.operand(('N', 0)), self.operand(('N', 0))
@@ -393,6 +444,22 @@ def emit_body(stmts, outs, P, ind='    '):
                 m = 'ms%d_%d' % (st.j, e)
             lines.append('%slet (m%d, v%d) = %%mem.load (%s, %s (p%d, %%core.conv.u %d %s));' % (ind, st.j, st.j, m, A, st.j, nn, k))
             mem = 'm%d' % st.j
+        elif st.mem == 'ret':
+            name, a, b = st.mim(P)
+            lines.append('%sret v%d = %s $ (%s, %s);' % (ind, st.j, name, a, b))
+        elif st.mem == 'branch':
+            a, b, c, ops = st.branch
+            j = st.j
+            T = ty_mim(st.ty)
+            lines.append('%s(else%d, then%d)#v%d %s' % (ind, j, j, c.j, mem))
+            lines.append('%swhere' % ind)
+            lines.append('%s    con then%d(tm%d: %%mem.M) = join%d (tm%d, %s);' % (ind, j, j, j, j, ops[0][0]))
+            lines.append('%s    con else%d(em%d: %%mem.M) = join%d (em%d, %s);' % (ind, j, j, j, j, ops[1][0]))
+            lines.append('%s    con join%d(m%d: %%mem.M, r%d: %s) =' % (ind, j, j, j, T))
+            closers.append((ind, None))
+            ind = ind + '        '
+            lines.append('%slet v%d = r%d;' % (ind, j, j))
+            mem = 'm%d' % j
         else:  # loop: acc = init; for i < (x_i mod 8): acc = acc op e (or op i)
             a, e, op, i, s = st.loop
             T = ty_mim(st.ty)
@@ -418,7 +485,7 @@ def emit_body(stmts, outs, P, ind='    '):
         mem = 'mo%d' % e
     lines.append('%sreturn %s;' % (ind, mem))
     for cind, j in reversed(closers):
-        lines.append('%s        end;' % cind)
+        if j is not None: lines.append('%s        end;' % cind)
         lines.append('%send;' % cind)
     return '\n'.join(lines)
 
@@ -432,6 +499,11 @@ def c_body(stmts, outs):
             et = 'v%d' % e.j if e else 'r_convu(UINT64_C(%d), lit(ii))' % s
             fn = 'r_bit2(6, UINT64_C(%d), acc, %s)' % (s, et) if op == 6 else 'r_wrap(%d, UINT64_C(%d), 0, acc, %s)' % (op, s, et)
             lines.append('    V v%d; { V acc = v%d; for (uint64_t ii = 0; ii < x[%d] %% 8; ++ii) acc = %s; v%d = acc; }' % (j, a.j, i, fn, j))
+        elif st.mem == 'branch':
+            a, b, c, ops = st.branch
+            x, y = 'v%d' % a.j, 'v%d' % b.j
+            lines.append('    if (v%d.p) r->ub = 1;' % c.j)
+            lines.append('    V v%d = v%d.v ? %s : %s;' % (st.j, c.j, ops[0][1] % (x, y), ops[1][1] % (x, y)))
         else:
             lines.append('    V v%d = %s;' % (st.j, st.c))
     for e, st in enumerate(outs):
@@ -471,6 +543,7 @@ def lit_params(xs):
 def write_mim(fns, path, fold=True):
     parts = ['plugin core;', 'plugin math;', '']
     for f in fns:
+        parts.extend(f.helpers)
         parts.append(mim_fn('f_%d' % f.k, f.stmts, f.stmts, RUN_P, RUN_PARAMS))
         parts.append('')
         if fold:
