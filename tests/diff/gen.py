@@ -125,9 +125,9 @@ class Fn:
         if k == 'N':
             return self.new(ty, [], lambda P: '%%core.bitcast Nat %s' % P[i], 'lit(x[%d])' % i)
         if s == 64:
-            return self.new(ty, [], lambda P: '%%core.bitcast %%math.F64 %s' % P[i], 'lit(x[%d])' % i)
+            return self.new(ty, [], lambda P: '%%core.bitcast %%math.F64 %s' % P[i], 'r_fin64(x[%d])' % i)
         return self.new(ty, [], lambda P: '%%core.bitcast %%math.F32 (%%core.conv.u 4294967296 %s)' % P[i],
-                        'lit(x[%d] & 0xFFFFFFFFu)' % i)
+                        'r_fin32(x[%d])' % i)
 
     # ---- statements ----------------------------------------------------------
     def add(self):

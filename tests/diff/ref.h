@@ -239,6 +239,19 @@ static inline V pf(float f, int p) {
     return mk(u, p);
 }
 
+/* A float from input bits. A signaling NaN is left open: LLVM does not
+ * keep IEEE's signaling semantics (it folds fptrunc(fpext x) to x, so an
+ * sNaN reaches pow(x, 0), which is 1 for a quiet NaN and NaN for an sNaN). */
+static inline V r_fin64(uint64_t bits) {
+    int snan = ((bits >> 52) & 0x7FF) == 0x7FF && (bits & UINT64_C(0xFFFFFFFFFFFFF)) && !((bits >> 51) & 1);
+    return mk(bits, snan);
+}
+static inline V r_fin32(uint64_t bits) {
+    bits &= 0xFFFFFFFFu;
+    int snan = ((bits >> 23) & 0xFF) == 0xFF && (bits & 0x7FFFFF) && !((bits >> 22) & 1);
+    return mk(bits, snan);
+}
+
 /* %math.arith: 0 add, 1 sub, 2 mul, 3 div, 4 rem. */
 static inline V r_arith64(int sub, V a, V b) {
     double x = gd(a), y = gd(b), r;
