@@ -210,7 +210,7 @@ class Fn:
         sg = rng.randrange(2)
         get = 'gd' if f.ty[1] == 64 else 'gf'
         return self.new(('I', ds), [f], lambda P: '%%math.conv.%s %d v%d' % ('f2s' if sg else 'f2u', ds, f.j),
-                        'r_f2i(%d, UINT64_C(%d), %s(v%d), v%d.p)' % (sg, ds, get, f.j, f.j))
+                        'r_f2i(r, %d, UINT64_C(%d), %s(v%d), v%d.p)' % (sg, ds, get, f.j, f.j))
 
     def shift_amount(self, T):
         """A shift amount below the width the operation is computed in."""
