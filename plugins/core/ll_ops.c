@@ -77,17 +77,77 @@ static const char *intrinsic1(const Op *o, const char *name, const char *a) {
 }
 
 /* ---- core ------------------------------------------------------------------- */
-static const char *all_ones(const Op *o) { (void)o; return "-1"; }
+/* Sizes of Idx that the LLVM integer type does not model by itself
+ * (core.md §4.1, docs/ll-backend.md §2 item 15). `odd`: s is no power of
+ * two, so results are reduced modulo s as folding does. `wide`: the width is
+ * not 1, 8, 16, 32 or 64, so folding computes on 64-bit values that are
+ * never negative: the operation is done in i64 on zero-extended operands
+ * (signed operations are the unsigned ones) and truncated back. */
+typedef struct IdxSize {
+    uint64_t s;
+    unsigned w; /* LLVM width */
+    bool odd, wide;
+} IdxSize;
 
-static const char *op_bit2(const Op *o) {
-    MimDef *p = arg(o, 0);
-    const char *a = comp(o, p, 0), *b = comp(o, p, 1);
+static IdxSize idx_size(const Op *o, MimDef *type) {
+    IdxSize z = {0, 0, false, false};
+    if (!type || !core_idx_lit_size(o->ll->w, type, &z.s)) return z;
+    z.w = ll_int_width(o->ll, type);
+    z.odd = !core_size_is_pow2(z.s);
+    z.wide = core_fold_width(z.s) != core_width(z.s);
+    return z;
+}
+
+static const char *tmp(const Op *o) { return ll_str(o->ll, "%%%s", ll_tmp(o->ll, "t")); }
+
+/* v : i<w> zero-extended to i64. */
+static const char *to64(const Op *o, const char *v, unsigned w) {
+    if (!v || w >= 64) return v;
+    const char *t = tmp(o);
+    ll_inst(o->ll, "%s = zext i%u %s to i64", t, w, v);
+    return t;
+}
+
+/* x : i64 as a value of Idx s: reduced modulo s (odd sizes), truncated. */
+static const char *from64(const Op *o, const char *x, const IdxSize *z) {
+    if (!x) return NULL;
+    if (z->odd) {
+        const char *t = tmp(o);
+        ll_inst(o->ll, "%s = urem i64 %s, %" PRIu64, t, x, z->s);
+        x = t;
+    }
+    if (z->w >= 64) return x;
+    ll_inst(o->ll, "%s = trunc i64 %s to i%u", o->r, x, z->w);
+    return o->r;
+}
+
+/* a inst b computed in i64 on the zero-extended operands. */
+static const char *op64(const Op *o, const char *inst, const char *a, const char *b, const IdxSize *z) {
+    a = to64(o, a, z->w);
+    b = to64(o, b, z->w);
     if (!a || !b) return NULL;
-    const char *m1 = all_ones(o);
-    /* sub-tag bit 2·A + B = result for operand bits A, B (core.md §5.5) */
-    switch (o->sub) {
+    const char *t = tmp(o);
+    ll_inst(o->ll, "%s = %s i64 %s, %s", t, inst, a, b);
+    return from64(o, t, z);
+}
+
+/* The w-bit result of `inst` reduced modulo an odd s. */
+static const char *op_urem(const Op *o, const char *inst, const char *a, const char *b, const IdxSize *z) {
+    return bin(o, "urem", tmp_bin(o, inst, a, b), ll_str(o->ll, "%" PRIu64, z->s));
+}
+
+/* The largest value of Idx s (bit1.t, bit2.t): s - 1, all ones for 2^w. */
+static const char *all_ones(const Op *o) {
+    IdxSize z = idx_size(o, ll_typeof(o->app));
+    return z.odd ? ll_str(o->ll, "%" PRIu64, z.s - 1) : "-1";
+}
+
+/* sub-tag bit 2·A + B = result for operand bits A, B (core.md §5.5), in
+ * o's type (all-ones complement mask: -1). */
+static const char *bit2_ops(const Op *o, unsigned sub, const char *a, const char *b) {
+    const char *m1 = "-1";
+    switch (sub) {
     case 0: return "0";                                            /* f */
-    case 15: return m1;                                            /* t */
     case 12: return a;                                             /* fst */
     case 10: return b;                                             /* snd */
     case 3: return bin(o, "xor", a, m1);                           /* nfst */
@@ -104,6 +164,24 @@ static const char *op_bit2(const Op *o) {
     case 2: return bin(o, "and", tmp_bin(o, "xor", a, m1), b);     /* nciff: ¬a ∧ b */
     default: return unsupported(o, "bit2 sub-tag");
     }
+}
+
+/* Bitwise operations fold on the 64-bit patterns, reduced modulo s
+ * (core.md §5.4, §5.5): for an odd s they are computed in i64. */
+static const char *bitwise(const Op *o, unsigned sub, const char *a, const char *b) {
+    if (!a || !b) return NULL;
+    if (sub == 15) return all_ones(o);
+    IdxSize z = idx_size(o, ll_typeof(o->app));
+    if (!z.odd) return bit2_ops(o, sub, a, b);
+    Op o64 = *o;
+    o64.ty = "i64";
+    o64.r = tmp(o);
+    return from64(o, bit2_ops(&o64, sub, to64(o, a, z.w), to64(o, b, z.w)), &z);
+}
+
+static const char *op_bit2(const Op *o) {
+    MimDef *p = arg(o, 0);
+    return bitwise(o, o->sub, comp(o, p, 0), comp(o, p, 1));
 }
 
 /* An icmp sub-tag without a single LLVM predicate (core.md §5.9): the OR of
@@ -169,6 +247,19 @@ static const char *op_icmp(const Op *o, MimDef *pair, const char *ity) {
     return icmp_relations(o, pair, ity, (unsigned)(o->sub & 31));
 }
 
+/* icmp on a wide size: no value is negative, so X and Y never hold and the
+ * relations G, L, E are the unsigned ones. */
+static const char *icmp_unsigned(const Op *o, MimDef *pair, const char *ity) {
+    static const char *preds[8] = {NULL, "eq", "ult", "ule", "ugt", "uge", "ne", NULL};
+    unsigned sub = o->sub & 7;
+    if (sub == 0) return "0";
+    if (sub == 7) return "1";
+    const char *a = comp(o, pair, 0), *b = comp(o, pair, 1);
+    if (!a || !b) return NULL;
+    ll_inst(o->ll, "%s = icmp %s %s %s, %s", o->r, preds[sub], ity, a, b);
+    return o->r;
+}
+
 static const char *op_ncmp(const Op *o) {
     static const char *preds[8] = {NULL, "eq", "ult", "ule", "ugt", "uge", "ne", NULL};
     if (o->sub == 0) return "0";
@@ -186,34 +277,6 @@ static const char *int_conv(const Op *o, const char *v, unsigned sw, unsigned dw
     if (sw == dw) return v;
     const char *inst = dw < sw ? "trunc" : sign ? "sext" : "zext";
     ll_inst(o->ll, "%s = %s i%u %s to i%u", o->r, inst, sw, v, dw);
-    return o->r;
-}
-
-/* Is the result an `Idx s` whose literal size s is no power of two? Then
- * folding reduces modulo s (fold.c), and so must the generated code: a urem
- * after the operation (docs/ll-backend.md). */
-static bool odd_size(const Op *o, uint64_t *s) {
-    return core_idx_lit_size(o->ll->w, ll_typeof(o->app), s) && !core_size_is_pow2(*s);
-}
-
-/* Wrapping a (op) b in Idx s, s no power of two, as folding computes it:
- * on a standard width w (8, 16, 32) the w-bit result modulo s; on any other
- * width the 64-bit result modulo s (core.md §4.1), so the operands are
- * widened to i64 and the result truncated back. */
-static const char *wrap_modulo(const Op *o, const char *name, const char *inst, uint64_t s, const char *a,
-                               const char *b) {
-    if (!a || !b) return NULL;
-    LL *ll = o->ll;
-    unsigned w = ll_int_width(ll, ll_typeof(o->app));
-    const char *n = ll_str(ll, "%" PRIu64, s);
-    if (core_fold_width(s) == w) return bin(o, "urem", tmp_bin(o, inst, a, b), n);
-    const char *za = ll_str(ll, "%%%s", ll_tmp(ll, "t")), *zb = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
-    ll_inst(ll, "%s = zext i%u %s to i64", za, w, a);
-    ll_inst(ll, "%s = zext i%u %s to i64", zb, w, b);
-    const char *x = ll_str(ll, "%%%s", ll_tmp(ll, "t")), *r = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
-    ll_inst(ll, "%s = %s i64 %s, %s", x, name, za, zb);
-    ll_inst(ll, "%s = urem i64 %s, %s", r, x, n);
-    ll_inst(ll, "%s = trunc i64 %s to i%u", o->r, r, w);
     return o->r;
 }
 
@@ -236,6 +299,15 @@ static const char *conv_modulo(const Op *o, const char *v, unsigned sw, unsigned
         return o->r;
     }
     if (!sign) return int_conv(o, v, sw, dw, false);
+    IdxSize z = idx_size(o, ll_typeof(o->app));
+    if (z.wide) { /* the sign-extended 64-bit value modulo s, as folding */
+        const char *x = v;
+        if (sw < 64) {
+            x = tmp(o);
+            ll_inst(ll, "%s = sext i%u %s to i64", x, sw, v);
+        }
+        return from64(o, x, &z);
+    }
     const char *t = ll_str(ll, "%%%s", ll_tmp(ll, "t"));
     ll_inst(ll, "%s = sext i%u %s to i%u", t, sw, v, dw);
     ll_inst(ll, "%s = urem i%u %s, %s", o->r, dw, t, n);
@@ -278,15 +350,17 @@ static const char *op_core(const Op *o) {
         return intrinsic(o, "llvm.usub.sat.i64", a, b); /* truncated subtraction (core.md §5.1) */
     }
     case MIM_core_ncmp: return op_ncmp(o);
-    case MIM_core_idx: {
+    case MIM_core_idx: { /* n mod s (mode 0; any other mode: ⊥ if n ≥ s, core.md §5.3) */
         unsigned w = ll_int_width(ll, ll_typeof(o->app));
+        IdxSize z = idx_size(o, ll_typeof(o->app));
+        if (z.odd) return from64(o, val(o, arg(o, 0)), &z);
         return int_conv(o, val(o, arg(o, 0)), 64, w, false);
     }
     case MIM_core_bit1: {
         const char *a = val(o, arg(o, 0));
         switch (o->sub) {
         case 0: return "0";
-        case 1: return bin(o, "xor", all_ones(o), a);
+        case 1: return bitwise(o, 3, a, a); /* nfst */
         case 2: return a;
         default: return all_ones(o);
         }
@@ -294,21 +368,34 @@ static const char *op_core(const Op *o) {
     case MIM_core_bit2: return op_bit2(o);
     case MIM_core_shr: {
         MimDef *p = arg(o, 0);
-        return bin(o, id == MIM_core_shr_a ? "ashr" : "lshr", comp(o, p, 0), comp(o, p, 1));
+        IdxSize z = idx_size(o, ll_typeof(o->app));
+        const char *a = comp(o, p, 0), *b = comp(o, p, 1);
+        if (z.wide) return op64(o, "lshr", a, b, &z); /* never negative; amounts up to 63 */
+        if (z.odd && id == MIM_core_shr_a) return op_urem(o, "ashr", a, b, &z);
+        return bin(o, id == MIM_core_shr_a ? "ashr" : "lshr", a, b);
     }
     case MIM_core_wrap: {
         if (!lit_arg(o, arg(o, 1), &m)) return NULL;
         static const char *names[4] = {"add", "sub", "mul", "shl"};
         const char *inst = ll_str(ll, "%s%s%s", names[o->sub & 3], m & 2 ? " nuw" : "", m & 1 ? " nsw" : "");
         MimDef *p = arg(o, 0);
-        uint64_t s;
-        if (odd_size(o, &s)) return wrap_modulo(o, names[o->sub & 3], inst, s, comp(o, p, 0), comp(o, p, 1));
-        return bin(o, inst, comp(o, p, 0), comp(o, p, 1));
+        IdxSize z = idx_size(o, ll_typeof(o->app));
+        const char *a = comp(o, p, 0), *b = comp(o, p, 1);
+        if (z.wide) return op64(o, names[o->sub & 3], a, b, &z);
+        if (z.odd) return op_urem(o, inst, a, b, &z);
+        return bin(o, inst, a, b);
     }
     case MIM_core_div: {
         static const char *names[4] = {"sdiv", "udiv", "srem", "urem"};
         MimDef *p = arg(o, 0);
-        return bin(o, names[o->sub & 3], comp2(o, p, 1, 0), comp2(o, p, 1, 1));
+        IdxSize z = idx_size(o, ll_typeof(o->app)); /* the Idx s of [M, Idx s]: below */
+        MimDef *rt = mim_resolve(ll->w, ll_typeof(o->app));
+        if (rt && mim_def_node(rt) == MIM_SIGMA && mim_def_num_ops(rt) == 2) z = idx_size(o, ll_op(rt, 1));
+        unsigned sub = o->sub & 3;
+        const char *a = comp2(o, p, 1, 0), *b = comp2(o, p, 1, 1);
+        if (z.wide) sub |= 1; /* signed = unsigned */
+        if (z.odd && !(sub & 1)) return op_urem(o, names[sub], a, b, &z);
+        return bin(o, names[sub], a, b);
     }
     case MIM_core_icmp: {
         MimDef *p = arg(o, 0);
@@ -317,16 +404,22 @@ static const char *op_core(const Op *o) {
         MimDef *pt = mim_resolve(ll->w, ll_typeof(p));
         if (pt && mim_def_node(pt) == MIM_ARR) ity = ll_type(ll, ll_op(pt, 1));
         if (!ity) return NULL;
+        if (pt && mim_def_node(pt) == MIM_ARR && idx_size(o, ll_op(pt, 1)).wide) return icmp_unsigned(o, p, ity);
         return op_icmp(o, p, ity);
     }
     case MIM_core_extrema: {
         static const char *names[4] = {"umin", "umax", "smin", "smax"};
         MimDef *p = arg(o, 0);
-        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[o->sub & 3], o->ty), comp(o, p, 0), comp(o, p, 1));
+        unsigned sub = o->sub & 3;
+        if (idx_size(o, ll_typeof(o->app)).wide) sub &= 1; /* signed = unsigned */
+        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[sub], o->ty), comp(o, p, 0), comp(o, p, 1));
     }
     case MIM_core_abs: {
         const char *a = comp(o, arg(o, 0), 1);
         if (!a) return NULL;
+        MimDef *at = mim_resolve(ll->w, ll_typeof(arg(o, 0)));
+        if (at && mim_def_node(at) == MIM_SIGMA && mim_def_num_ops(at) == 2 && idx_size(o, ll_op(at, 1)).wide)
+            return a; /* never negative */
         const char *name = ll_str(ll, "llvm.abs.%s", o->ty);
         ll_declare(ll, ll_str(ll, "declare %s @%s(%s, i1)", o->ty, name, o->ty));
         ll_inst(ll, "%s = tail call %s @%s(%s %s, i1 0)", o->r, o->ty, name, o->ty, a);
@@ -336,9 +429,10 @@ static const char *op_core(const Op *o) {
         MimDef *x = arg(o, 0);
         unsigned sw = ll_int_width(ll, ll_typeof(x)), dw = ll_int_width(ll, ll_typeof(o->app));
         if (!sw || !dw) return unsupported(o, "conversion between non-literal sizes");
-        uint64_t s;
-        if (odd_size(o, &s)) return conv_modulo(o, val(o, x), sw, dw, id == MIM_core_conv_s, s);
-        return int_conv(o, val(o, x), sw, dw, id == MIM_core_conv_s);
+        bool sign = id == MIM_core_conv_s && !idx_size(o, ll_typeof(x)).wide; /* never negative */
+        IdxSize z = idx_size(o, ll_typeof(o->app));
+        if (z.odd) return conv_modulo(o, val(o, x), sw, dw, sign, z.s);
+        return int_conv(o, val(o, x), sw, dw, sign);
     }
     case MIM_core_bitcast: return op_bitcast(o);
     default: return unsupported(o, "core operation that must be normalized away before code generation");
@@ -433,8 +527,13 @@ static const char *op_math(const Op *o) {
         if ((o->sub & 3) == 3) return unsupported(o, "unused exp sub-tag");
         static const char *base[3] = {"", "2", "10"};
         /* LLVM 14 has llvm.log10 but no llvm.exp10 (the reference's name
-         * links nowhere): glibc's exp10/exp10f instead. */
-        if (o->sub == 2) return libm(o, w, "exp10", val(o, x));
+         * links nowhere): pow(10, x), which is how folding computes it
+         * (math.md §4.5), so both give the same bits (glibc's exp10 may
+         * differ from pow in the last place). */
+        if (o->sub == 2) {
+            if (w == 16) return unsupported(o, "unsupported floating point type");
+            return intrinsic(o, ll_str(ll, "llvm.pow.%s", sfx), "1.000000e+01", val(o, x));
+        }
         return intrinsic1(o, ll_str(ll, "llvm.%s%s.%s", o->sub & 4 ? "log" : "exp", base[o->sub & 3], sfx),
                          val(o, x));
     }
@@ -465,7 +564,9 @@ static const char *op_math(const Op *o) {
             inst = w < dw ? "fpext" : "fptrunc";
         } else {
             static const char *names[4] = {"sitofp", "uitofp", "fptosi", "fptoui"};
-            inst = names[o->sub & 3];
+            unsigned sub = o->sub & 3;
+            if (sub == 0 && idx_size(o, ll_typeof(x)).wide) sub = 1; /* never negative */
+            inst = names[sub];
         }
         ll_inst(ll, "%s = %s %s %s to %s", o->r, inst, sty, v, o->ty);
         return o->r;

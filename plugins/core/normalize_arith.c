@@ -58,7 +58,8 @@ MimDef *normalize_wrap(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     }
     if (core_lit(b, &lb)) {
         if (lb == 0 && (sub == WRAP_SUB || sub == WRAP_SHL)) return a;
-        if (lb != 0 && sub == WRAP_SUB && core_is_lit_val(m, 0) && is_ls) {
+        /* a − b = a + (−b) only when the reduction is modulo 2^w */
+        if (lb != 0 && sub == WRAP_SUB && core_is_lit_val(m, 0) && is_ls && core_size_is_pow2(ls)) {
             MimDef *c = mim_lit(w, type, core_mod(~lb + 1, ls));
             return c ? wrap_call(w, MIM_core_wrap_add, s, m, a, c) : NULL;
         }

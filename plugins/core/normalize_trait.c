@@ -61,7 +61,9 @@ MimDef *normalize_trait(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
     unsigned sub = mim_callee_sub(callee);
     MimDef *T = mim_resolve(w, arg), *r = NULL;
     uint64_t s, p, e;
-    if (mim_match(T, CORE_MEM_PTR) || mim_def_node(T) == MIM_PI) return mim_lit_nat(w, 8);
+    /* Nat is an i64 at run time: 8 bytes (the reference leaves it raw, so a
+     * slot of Nats cannot be compiled; docs/decisions.md) */
+    if (mim_match(T, CORE_MEM_PTR) || mim_def_node(T) == MIM_PI || mim_def_node(T) == MIM_NAT) return mim_lit_nat(w, 8);
     if (core_idx_lit_size(w, T, &s)) return mim_lit_nat(w, int_bytes(core_width(s)));
     if (mim_match(T, CORE_MATH_F)) {
         MimDef *pe = mim_app_arg(T);

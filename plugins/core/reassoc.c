@@ -25,6 +25,11 @@ static bool split(MimWorld *w, MimDef *d, uint64_t id, MimDef **x, MimDef **y) {
 
 bool core_reassoc(MimWorld *w, uint64_t id, MimDef *s, MimDef *a, MimDef *b, MimDef **out) {
     MimDef *x, *y, *z, *v;
+    uint64_t ls;
+    /* Modulo a size that is no power of two (the w-bit or 64-bit result
+     * reduced modulo s, core.md §4.1) these operations are not associative:
+     * (150 + 150) + 100 is 144 in Idx 200, 150 + (150 + 100) is 0. */
+    if (core_lit(s, &ls) && !core_size_is_pow2(ls)) return false;
     bool is_ca = split(w, a, id, &x, &y), is_cb = split(w, b, id, &z, &v);
     bool la = core_lit(a, NULL);
     bool lx = is_ca && core_lit(x, NULL), lz = is_cb && core_lit(z, NULL);

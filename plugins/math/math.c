@@ -200,7 +200,12 @@ MimDef *normalize_extrema(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
     uint64_t va, vb, mode;
     if (known_format_of(w, call_pe(callee), &f) && lit_bits(f, a, &va) && lit_bits(f, b, &vb) && math_libm())
         return mim_lit(w, type, fold_extrema(f, sub, va, vb));
-    if ((sub == EX_IMIN || sub == EX_IMAX) && lit_mode(callee, &mode) && (mode & (MODE_NNAN | MODE_NSZ))) {
+    /* ieee754min/max equal fmin/fmax only when no operand is NaN (nnan) and
+     * the sign of a zero does not matter (nsz): the reference rewrites with
+     * either flag, which changes NaN results under nsz alone and the sign of
+     * a zero under nnan alone (docs/math-plugin.md). */
+    uint64_t both = MODE_NNAN | MODE_NSZ;
+    if ((sub == EX_IMIN || sub == EX_IMAX) && lit_mode(callee, &mode) && (mode & both) == both) {
         if (mim_commute_swap(a, b)) {
             MimDef *t = a;
             a = b;

@@ -85,6 +85,7 @@ struct MimWorld {
     MimFreeVars *fv_records;  /* all free-variable records (fv.c), for freeing */
     uint32_t fv_counter;      /* Tarjan DFS numbering (fv.c) */
     uint32_t beta_depth;      /* nesting of β-reductions in progress (subst.c) */
+    MimPairMap beta_active;   /* (lam, arg) -> non-NULL while that β-reduction is in progress */
     uintptr_t beta_stack_base; /* stack position of the outermost β-reduction */
     size_t stack_budget;      /* bytes of stack nested β-reductions may use */
     uint64_t mut_epoch;   /* bumped whenever a mutable's operands change */

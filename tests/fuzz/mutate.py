@@ -4,7 +4,11 @@ Takes the lit tests and plugin interfaces as seeds, mutates them with Mim
 tokens, deletions and duplications, and runs a sanitizer build of `mim` on
 each mutant. A problem is a crash, a sanitizer report, a hang (20 s), or a
 failing run without an `error:` message; the mutant is saved in the current
-directory. Usage: tests/fuzz/mutate.py SEED COUNT [BUILD_DIR]   (default build-asan)
+directory. Every other mutant runs without `-P` (the default start-up path:
+plugins next to the binary, prelude images), the others with
+`-P plugins/` (interfaces read from the source tree).
+Usage: tests/fuzz/mutate.py SEED COUNT [BUILD_DIR]   (default build-asan)
+The last line is "done, N mutants (M without -P), problems: K"; exit 1 if K > 0.
 """
 import random, subprocess, glob, os, sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -26,7 +30,8 @@ for it in range(int(sys.argv[2]) if len(sys.argv) > 2 else 300):
             a = random.randint(0, len(s)); b = random.randint(a, min(len(s), a + 40))
             s[pos:pos] = s[a:b]
     open('in.mim', 'wb').write(s)
-    args = [BUILD + '/bin/mim', 'in.mim', '-P', ROOT + '/plugins', '-o', '/dev/null'] + random.choice([['--bootstrap', '-O0'], ['-O0'], ['-O1', '--bootstrap'], []])
+    plugdir = ['-P', ROOT + '/plugins'] if it % 2 else []
+    args = [BUILD + '/bin/mim', 'in.mim'] + plugdir + ['-o', '/dev/null'] + random.choice([['--bootstrap', '-O0'], ['-O0'], ['-O1', '--bootstrap'], []])
     try:
         r = subprocess.run(args, capture_output=True, timeout=20, env=env)
     except subprocess.TimeoutExpired:
@@ -36,4 +41,6 @@ for it in range(int(sys.argv[2]) if len(sys.argv) > 2 else 300):
         crashes += 1; open(f'crash{it}.mim', 'wb').write(s); print('CRASH', it, r.returncode, err[-600:])
     elif r.returncode == 1 and 'error' not in err:
         crashes += 1; open(f'silent{it}.mim', 'wb').write(s); print('SILENT-FAIL', it, err[-300:])
-print('done, problems:', crashes)
+count = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+print('done, %d mutants (%d without -P), problems: %d' % (count, (count + 1) // 2, crashes))
+sys.exit(1 if crashes else 0)
