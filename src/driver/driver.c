@@ -40,7 +40,7 @@ typedef struct Run {
     MimTrace trace;      /* -V, --time-passes */
     char *stdin_text;    /* the input when it is read from stdin ("-") */
     size_t stdin_len;
-    bool implicit_clos;  /* clos loaded by autodiff only: not listed in --output-mim */
+    bool implicit_clos;  /* clos loaded by autodiff only: listed as an import in --output-mim */
 } Run;
 
 /* True if `name` is the input file itself (same device and inode): opening
@@ -271,10 +271,12 @@ static void take_imports(Run *r) {
     r->num_imports = 0;
     for (size_t i = 0; i < n; ++i) {
         const MimFeFile *file = mim_fe_file(r->fe, i);
-        /* The reference lists what the program loads; autodiff's clos comes
-         * back with autodiff when the output is read again. */
-        if (r->implicit_clos && strcmp(file->name, "clos") == 0) continue;
-        const char *kw = mim_registry_is_loaded(&r->plugins, file->name) ? ".mim/plugin" : ".import";
+        /* The library of a clos that only autodiff loaded does not count
+         * (spec output-format.md §2): clos.mim is listed as the reference
+         * lists it, an import (of opt's, at -O2). */
+        bool lib = mim_registry_is_loaded(&r->plugins, file->name) &&
+                   !(r->implicit_clos && strcmp(file->name, "clos") == 0);
+        const char *kw = lib ? ".mim/plugin" : ".import";
         size_t len = strlen(kw) + strlen(file->name) + 3;
         r->imports[r->num_imports] = mim_xmalloc(len);
         snprintf(r->imports[r->num_imports], len, "%s %s;", kw, file->name);
