@@ -514,7 +514,9 @@ const char *ll_const_global(LL *ll, MimDef *d, const char *aty) {
     const char *c = ll_const(ll, d);
     if (!c || !*c) return NULL;
     i->global = ll_str(ll, "@%s", ll_name(ll, d));
-    ll_buf_printf(&ll->globals, "%s = private unnamed_addr constant %s %s\n", i->global, aty, c);
+    ll_buf_printf(&ll->globals, "%s = private unnamed_addr constant %s ", i->global, aty);
+    ll_buf_puts(&ll->globals, c); /* a table: no printf over it */
+    ll_buf_puts(&ll->globals, "\n");
     return i->global;
 }
 
@@ -579,7 +581,15 @@ const char *ll_const(LL *ll, MimDef *d) {
             ll_buf_puts(&b, " ");
             ll_buf_puts(&b, ev);
         }
-        const char *r = k == 1 ? single : ll_str(ll, ty[0] == '[' ? "[%s]" : "{%s}", b.data ? b.data : "");
+        const char *r = single;
+        if (k != 1) {
+            LLBuf o = {0};
+            ll_buf_puts(&o, ty[0] == '[' ? "[" : "{");
+            ll_buf_puts(&o, b.data ? b.data : "");
+            ll_buf_puts(&o, ty[0] == '[' ? "]" : "}");
+            r = ll_strdup(ll, o.data);
+            mim_vec_free(&o);
+        }
         mim_vec_free(&b);
         return r;
     }
