@@ -24,6 +24,31 @@ void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) {
     b->len += (size_t)n;
 }
 
+void ll_buf_puts(LLBuf *b, const char *s) {
+    size_t n = strlen(s);
+    mim_vec_reserve(b, b->len + n + 1);
+    memcpy(b->data + b->len, s, n + 1);
+    b->len += n;
+}
+
+/* A copy of s owned by ll (as ll_str's results). */
+static const char *ll_strdup(LL *ll, const char *s) {
+    LLBuf b = {0};
+    ll_buf_puts(&b, s);
+    mim_vec_push(&ll->strings, b.data);
+    return b.data;
+}
+
+/* v in decimal, as "%" PRIu64 prints it: a constant table has one literal
+ * per element, and vsnprintf dominated the time of printing big ones. */
+static const char *ll_u64(LL *ll, uint64_t v) {
+    char digits[21], *p = digits + sizeof digits - 1;
+    *p = '\0';
+    do *--p = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    return ll_strdup(ll, p);
+}
+
 void ll_buf_printf(LLBuf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -489,7 +514,9 @@ const char *ll_const_global(LL *ll, MimDef *d, const char *aty) {
     const char *c = ll_const(ll, d);
     if (!c || !*c) return NULL;
     i->global = ll_str(ll, "@%s", ll_name(ll, d));
-    ll_buf_printf(&ll->globals, "%s = private unnamed_addr constant %s %s\n", i->global, aty, c);
+    ll_buf_printf(&ll->globals, "%s = private unnamed_addr constant %s ", i->global, aty);
+    ll_buf_puts(&ll->globals, c); /* a table: no printf over it */
+    ll_buf_puts(&ll->globals, "\n");
     return i->global;
 }
 
@@ -505,7 +532,7 @@ const char *ll_const(LL *ll, MimDef *d) {
         mim_def_lit(d, &v);
         unsigned fw = ll_float_width(t);
         if (fw) return float_lit(ll, fw, v);
-        if (ll_int_width(ll, t)) return ll_str(ll, "%" PRIu64, v);
+        if (ll_int_width(ll, t)) return ll_u64(ll, v);
         if (v == 0) return "zeroinitializer";
         return NULL;
     }
@@ -523,10 +550,15 @@ const char *ll_const(LL *ll, MimDef *d) {
         if (!bt || !bv) return NULL;
         if (mim_def_lit(body, &v) && v == 0) return "zeroinitializer";
         LLBuf b = {0};
-        ll_buf_printf(&b, "[");
-        for (uint64_t i = 0; i < n; ++i) ll_buf_printf(&b, "%s%s %s", i ? ", " : "", bt, bv);
-        ll_buf_printf(&b, "]");
-        const char *r = ll_str(ll, "%s", b.data);
+        ll_buf_puts(&b, "[");
+        for (uint64_t i = 0; i < n; ++i) {
+            ll_buf_puts(&b, i ? ", " : "");
+            ll_buf_puts(&b, bt);
+            ll_buf_puts(&b, " ");
+            ll_buf_puts(&b, bv);
+        }
+        ll_buf_puts(&b, "]");
+        const char *r = ll_strdup(ll, b.data);
         mim_vec_free(&b);
         return r;
     }
@@ -544,9 +576,20 @@ const char *ll_const(LL *ll, MimDef *d) {
             }
             if (!*et) continue;
             single = ev;
-            ll_buf_printf(&b, "%s%s %s", k++ ? ", " : "", et, ev);
+            ll_buf_puts(&b, k++ ? ", " : "");
+            ll_buf_puts(&b, et);
+            ll_buf_puts(&b, " ");
+            ll_buf_puts(&b, ev);
         }
-        const char *r = k == 1 ? single : ll_str(ll, ty[0] == '[' ? "[%s]" : "{%s}", b.data ? b.data : "");
+        const char *r = single;
+        if (k != 1) {
+            LLBuf o = {0};
+            ll_buf_puts(&o, ty[0] == '[' ? "[" : "{");
+            ll_buf_puts(&o, b.data ? b.data : "");
+            ll_buf_puts(&o, ty[0] == '[' ? "]" : "}");
+            r = ll_strdup(ll, o.data);
+            mim_vec_free(&o);
+        }
         mim_vec_free(&b);
         return r;
     }

@@ -25,6 +25,7 @@
 typedef MIM_VEC(char) LLBuf;
 void ll_buf_printf(LLBuf *b, const char *fmt, ...) MIM_PRINTF(2, 3);
 void ll_buf_vprintf(LLBuf *b, const char *fmt, va_list ap) MIM_PRINTF(2, 0);
+void ll_buf_puts(LLBuf *b, const char *s); /* appends s (no formatting: the big constant tables) */
 
 typedef MIM_VEC(void *) LLVec;
 

@@ -15,11 +15,29 @@ static bool resolve_all(MimWorld *w, MimDef *const *ops, size_t n, MimDef **out)
 /* is_uniform of §8: all elements strictly α-equivalent to the first. Two
  * distinct nodes free of variables, mutables and holes are hash-consed
  * normal forms, hence never α-equivalent: no need to ask. */
+/* The axiom heading the immutable application chain d (`ax a b …`), or
+ * NULL if d is not such a chain. */
+static MimDef *head_axiom(MimWorld *w, MimDef *d) {
+    while (d && mim_is(d, MIM_APP) && !d->is_mut) d = mim_res(w, d->ops[0]);
+    return d && mim_is(d, MIM_AXIOM) ? d : NULL;
+}
+
+/* Strict α-equivalence (§8) compares applications operand by operand, the
+ * callee first, and two axioms with different ids never agree: calls of
+ * different axioms (e.g. a `%regex.disj` tree beside a `%regex.conj` word,
+ * paired by the thousand in a big disjunction) are told apart without the
+ * full α-comparison, which compares their types first. */
+static bool distinct_heads(MimWorld *w, MimDef *a, MimDef *b) {
+    MimDef *ha = head_axiom(w, a), *hb = head_axiom(w, b);
+    return ha && hb && ha->flags != hb->flags;
+}
+
 static bool is_uniform(MimWorld *w, MimDef *const *es, size_t n) {
     const unsigned open = MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_INFER;
     for (size_t i = 1; i < n; ++i) {
         if (es[i] == es[0]) continue;
         if (!((es[0]->dep | es[i]->dep) & open)) return false;
+        if (distinct_heads(w, es[0], es[i])) return false;
         if (!mim_alpha(w, es[0], es[i], false)) return false;
     }
     return true;
