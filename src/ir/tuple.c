@@ -12,9 +12,6 @@ static bool resolve_all(MimWorld *w, MimDef *const *ops, size_t n, MimDef **out)
     return true;
 }
 
-/* is_uniform of §8: all elements strictly α-equivalent to the first. Two
- * distinct nodes free of variables, mutables and holes are hash-consed
- * normal forms, hence never α-equivalent: no need to ask. */
 /* The axiom heading the immutable application chain d (`ax a b …`), or
  * NULL if d is not such a chain. */
 static MimDef *head_axiom(MimWorld *w, MimDef *d) {
@@ -32,6 +29,9 @@ static bool distinct_heads(MimWorld *w, MimDef *a, MimDef *b) {
     return ha && hb && ha->flags != hb->flags;
 }
 
+/* is_uniform of §8: all elements strictly α-equivalent to the first. Two
+ * distinct nodes free of variables, mutables and holes are hash-consed
+ * normal forms, hence never α-equivalent: no need to ask. */
 static bool is_uniform(MimWorld *w, MimDef *const *es, size_t n) {
     const unsigned open = MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_INFER;
     for (size_t i = 1; i < n; ++i) {
