@@ -10,6 +10,7 @@ plugins next to the binary, prelude images), the others with
 Usage: tests/fuzz/mutate.py SEED COUNT [BUILD_DIR]   (default build-asan)
 The last line is "done, N mutants (M without -P), problems: K"; exit 1 if K > 0.
 """
+import re
 import random, subprocess, glob, os, sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, 'build-asan')
@@ -37,7 +38,10 @@ for it in range(int(sys.argv[2]) if len(sys.argv) > 2 else 300):
     except subprocess.TimeoutExpired:
         crashes += 1; open(f'hang{it}.mim', 'wb').write(s); print('HANG', it, args); continue
     err = r.stderr.decode('utf-8', 'replace')
-    if r.returncode not in (0, 1) or 'Sanitizer' in err or 'runtime error' in err:
+    # A sanitizer report by its own lines, not by words that the diagnostics
+    # may quote from the (mutated) source line under an error.
+    report = re.search(r'^==\d+==ERROR: |^SUMMARY: \w+Sanitizer|^\S+:\d+:\d+: runtime error: ', err, re.M)
+    if r.returncode not in (0, 1) or report:
         crashes += 1; open(f'crash{it}.mim', 'wb').write(s); print('CRASH', it, r.returncode, err[-600:])
     elif r.returncode == 1 and 'error' not in err:
         crashes += 1; open(f'silent{it}.mim', 'wb').write(s); print('SILENT-FAIL', it, err[-300:])
