@@ -17,6 +17,9 @@ MIM_API void *mim_xmalloc(size_t n);
 MIM_API void *mim_xcalloc(size_t n, size_t size);
 MIM_API void *mim_xrealloc(void *p, size_t n);
 MIM_API char *mim_xstrdup(const char *s);
+/* A whole file in a heap buffer (*len bytes, not NUL-terminated; free it),
+ * or NULL if it cannot be opened or read. */
+MIM_API char *mim_read_file(const char *path, size_t *len);
 /* Reports running out of memory and aborts: for sizes that cannot be represented. */
 MIM_API MIM_NORETURN void mim_xalloc_fail(void);
 

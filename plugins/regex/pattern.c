@@ -543,24 +543,6 @@ static Term parse_alt(Parser *p) {
 
 /* ---- locating an error inside the string literal ---------------------------------- */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = mim_xmalloc(cap);
-    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap) buf = mim_xrealloc(buf, cap *= 2);
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
 
 /* A cursor through source text with the lexer's positions (rows and columns
  * from 1, columns count code points; a newline that is the file's first
@@ -616,7 +598,7 @@ static bool literal_matches(Cursor c, const unsigned char *pat, size_t n, size_t
 static bool locate_in(MimLoc span, const unsigned char *pat, size_t n, size_t at, MimLoc *out) {
     if (!span.file || !span.begin.row) return false;
     size_t len;
-    char *text = read_file(span.file, &len);
+    char *text = mim_read_file(span.file, &len);
     if (!text) return false;
     MimPos end = span.end.row ? span.end : span.begin;
     Cursor c = {text, len, 0, {1, 1}};

@@ -203,27 +203,6 @@ bool mim_fe_local_fs_(const char *path) {
 
 static const MimLoc no_loc = {0};
 
-/* Whole file into a heap buffer; NULL if it cannot be read. */
-char *mim_fe_read_file_(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = mim_xmalloc(cap);
-    for (;;) {
-        if (n == cap) buf = mim_xrealloc(buf, cap *= 2);
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
 
 static void request_plugin(MimFe *fe, MimFeFileRec *r, MimTokKind kw) {
     if (kw != MIM_TOK_PLUGIN || fe->bootstrap) return;
@@ -253,7 +232,7 @@ MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r) {
     r->text = NULL;
     m->skeleton = false;
     if (!text) { /* vouched for by its stat signature, never read: read now */
-        text = mim_fe_read_file_(r->pub.path, &len);
+        text = mim_read_file(r->pub.path, &len);
         /* Parsed is what was vouched for, or nothing: the run's image key
          * and module order were computed from that text. */
         if (!text || mim_hash_bytes(text, len) != m->text_hash) {
@@ -335,7 +314,7 @@ static MimAstModule *open_module(MimFe *fe, MimTokKind kw, const char *name, Mim
     }
     size_t len = 0;
     struct timespec read_at = mim_fe_now_();
-    char *text = mim_fe_read_file_(path, &len);
+    char *text = mim_read_file(path, &len);
     if (!text) {
         char best[256];
         bool hint = !is_input && !found && suggest_module(fe, name, best, sizeof best);

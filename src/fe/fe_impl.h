@@ -85,7 +85,6 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
 /* fe.c: file lookup and reading, shared with skeleton.c. */
 char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
 MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);
-char *mim_fe_read_file_(const char *path, size_t *len);
 /* fe.c, for skeleton.c: a file's identity, size and change times as one
  * number (never 0); whether its last change is stamped safely before
  * read_at (the real-time clock when its text was read); whether the file

@@ -258,7 +258,7 @@ static MimFeFileRec *find_record(Reading *rd, MimSym name, uint64_t text_hash, u
         char *text = NULL;
         bool same = signature && mim_fe_stat_signature_(&st) == signature;
         if (!same) {
-            text = mim_fe_read_file_(path, &len);
+            text = mim_read_file(path, &len);
             same = text && mim_hash_bytes(text, len) == text_hash;
         }
         if (same) {

@@ -109,22 +109,6 @@ typedef struct SourceCache {
     size_t len;
 } SourceCache;
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = mim_xmalloc(cap);
-    for (size_t r; (r = fread(buf + n, 1, cap - n, f)) > 0;)
-        if ((n += r) == cap) buf = mim_xrealloc(buf, cap *= 2);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
 
 static const char *cached_text(SourceCache *c, const char *file, size_t *len) {
     if (!c->file || strcmp(c->file, file) != 0) {
@@ -133,7 +117,7 @@ static const char *cached_text(SourceCache *c, const char *file, size_t *len) {
         c->owned = NULL;
         c->len = 0;
         c->text = c->source ? c->source(c->ctx, file, &c->len) : NULL;
-        if (!c->text) c->text = c->owned = read_all(file, &c->len);
+        if (!c->text) c->text = c->owned = mim_read_file(file, &c->len);
     }
     *len = c->len;
     return c->text;
