@@ -331,7 +331,8 @@ static bool optimize(Run *r, long level) {
     if (w != front && r->world) release_front(r, front); /* -O1, or failed after copying */
     r->world = w;
     if (!ok) {
-        fprintf(r->err, "error: optimization failed\n");
+        /* The generic line only when no pass said what went wrong. */
+        if (mim_world_diag(r->world)->num_errors == 0) fprintf(r->err, "error: optimization failed\n");
         print_world_diag(r);
     }
     return ok;
