@@ -66,6 +66,8 @@ struct Rev {
     MimDef *kold;                 /* f's return continuation */
     MimPtrMap top;                /* f's parameters (leaves) ↦ values in f_vjp */
     MimPtrMap topsh;              /* f's pointer parameters ↦ their shadows */
+    MimDef *args_old;             /* f's argument tuple (not flattened), or NULL */
+    MimPtrMap topm;               /* f's %mem.M parameters (their declared type, not the projection's) */
     Vec blk;                      /* blk.d[0] = f */
     MimPtrMap bid;                /* block ↦ index + 1 */
     MimPtrMap acc;                /* float leaf ↦ accumulator index + 1 */
@@ -309,6 +311,12 @@ static MimDef *top_of(Rev *rv, MimDef *d, bool shadow) {
     return NULL;
 }
 
+static bool top_is_mem(Rev *rv, MimDef *d) {
+    for (; rv; rv = rv->parent)
+        if (mim_ptrmap_has(&rv->topm, d)) return true;
+    return false;
+}
+
 /* ---- rebuilding f's expressions in a forward or backward block --------------------------- */
 
 typedef enum { CL_FWD, CL_BWD, CL_COPY } ClMode;
@@ -337,7 +345,7 @@ static size_t slot_of(Rev *rv, long b, MimDef *leaf) {
 static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
-    MimDef *T = mim_def_type(old);
+    MimDef *T = comp_type(w, dom_of(w, rv->blk.d[x]), i);
     if (is_mem(T)) return c->mem;
     if (c->mode == CL_FWD) {
         MimDef *fv = mim_var(w, rv->fwd[x]);
@@ -362,16 +370,27 @@ static MimDef *cl(Cl *c, MimDef *old) {
     if (mim_def_is_const(old)) return old;
     if (mim_def_loc(old).begin.row) rv->use = mim_def_loc(old);
     MimDef *res = NULL;
+    for (Rev *r = rv; r; r = r->parent) {
+        if (old != r->args_old) continue;
+        /* f's arguments as a whole: component-wise (a %mem.M is the current token) */
+        size_t n = arity(w, r->A);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
+        bool ok = true;
+        for (size_t k = 0; k < n && ok; ++k) ok = (ops[k] = cl(c, mim_proj(w, old, n, k))) != NULL;
+        res = ok ? mim_tuple(w, ops, n) : NULL;
+        free(ops);
+        if (res) mim_ptrmap_put(&c->map, old, res);
+        return res;
+    }
     MimDef *t = top_of(rv, old, false);
     long x;
     size_t i;
     if (t) {
-        res = is_mem(mim_def_type(old)) && c->mode != CL_COPY ? c->mem : t;
+        res = c->mode != CL_COPY && top_is_mem(rv, old) ? c->mem : t;
     } else if (c->mode != CL_COPY && block_leaf(rv, old, &x, &i)) {
         res = cl_leaf(c, old, x, i);
     } else if (mim_def_node(old) == MIM_LAM && mim_def_is_mut(old)) {
         if (c->mode != CL_COPY) return fail(rv, old, "the use of a function as a value");
-        if (is_function(w, old) && mim_ptrmap_get(rv->copies, old)) return mim_ptrmap_get(rv->copies, old);
         MimDef *nl = named(w, mim_def_type(old), "", old);
         if (!nl) return NULL;
         mim_ptrmap_put(&c->map, old, nl);
@@ -556,7 +575,10 @@ static bool build_fwd(Rev *rv, long b) {
         MimDef *v = cl(&c, leaf);
         if (!v) goto out;
         MimDef *at = iop(w, MIM_core_wrap_add, pos, i64(rv, n - 1 - j));
-        m = tape_store(rv, m, gtp, at, to_word(rv, v, mim_def_type(leaf)));
+        long x;
+        size_t i;
+        MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
+        m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
     m = tape_store(rv, m, gtp, iop(w, MIM_core_wrap_add, pos, i64(rv, n)), i64(rv, (uint64_t)b - 1));
     c.mem = m;
@@ -636,6 +658,12 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
             if (!adj_add(ad, mim_def_op(old, k), mim_proj(w, v, n, k))) return false;
         return true;
     }
+    uint64_t np;
+    if (mim_def_node(old) == MIM_PACK && !mim_def_is_mut(old) && mim_literal_arity(w, old, &np) && np <= 64) {
+        for (uint64_t k = 0; k < np; ++k) /* ‹n; e›: e gets every component */
+            if (!adj_add(ad, mim_def_op(old, 0), mim_proj(w, v, np, k))) return false;
+        return true;
+    }
     if (t || block_leaf(rv, old, &x, &i)) {
         long j = acc_of(rv, old);
         if (j >= 0) ad->acc[j] = fadd(w, ad->acc[j], v);
@@ -644,7 +672,7 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
         }
         return true;
     }
-    if (mim_def_node(old) == MIM_VAR) { /* a whole tuple of leaves */
+    if (mim_def_node(old) == MIM_VAR || old == rv->args_old) { /* a whole tuple of leaves */
         size_t n = arity(w, T);
         for (size_t k = 0; k < n; ++k)
             if (!adj_add(ad, mim_proj(w, old, n, k), mim_proj(w, v, n, k))) return false;
@@ -964,6 +992,8 @@ static bool build_loop(Rev *rv) {
 static MimDef *copy_fn(Rev *rv, MimDef *h) {
     MimDef *known = mim_ptrmap_get(rv->copies, h);
     if (known) return known;
+    /* functions h calls are copied with it (sharing one copy between
+     * copies made it through closure conversion with a stale variable) */
     Cl c = {.rv = rv, .mode = CL_COPY};
     MimDef *r = cl(&c, h);
     if (r) mim_ptrmap_put(rv->copies, h, r);
@@ -989,7 +1019,8 @@ static bool setup(Rev *rv, MimDef *fv) {
     } else {
         rv->kold = mim_var_proj(w, f, 2, 1);
         args = mim_var_proj(w, f, 2, 0);
-        mim_ptrmap_put(&rv->top, args, rv->x);
+        if (na == 1) mim_ptrmap_put(&rv->top, args, rv->x);
+        else rv->args_old = mim_resolve(w, args);
     }
     rv->kold = mim_resolve(w, rv->kold);
     rv->mpos = na;
@@ -999,6 +1030,7 @@ static bool setup(Rev *rv, MimDef *fv) {
         MimDef *T = comp_type(w, rv->A, i), *leaf = mim_resolve(w, mim_proj(w, args, na, i));
         mim_ptrmap_put(&rv->top, leaf, mim_proj(w, rv->x, na, i));
         if (is_ptr(T)) mim_ptrmap_put(&rv->topsh, leaf, mim_proj(w, rv->sx, na, i));
+        if (is_mem(T)) mim_ptrmap_put(&rv->topm, leaf, leaf);
         if (is_mem(T) && rv->mpos == na) rv->mpos = i;
         if (is_float(T)) {
             vpush(&rv->accT, T);
@@ -1079,7 +1111,7 @@ static MimDef *build(Rev *rv) {
     MimDef *body = fwd_term(&c, mim_lam_body(rv->f), mim_proj(w, r, 2, 1), i64(rv, 0), i64(rv, CAP0));
     mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     if (!body || rv->failed) return NULL;
-    return mim_lam_set(w, fv, mim_lit_bool(w, true), body) ? fv : NULL;
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
 }
 
 static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f) {
@@ -1103,7 +1135,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     } else {
         res = build(&rv);
     }
-    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
+    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
@@ -1118,5 +1150,7 @@ static MimDef *vjp_of(Rev *parent, MimDef *h) {
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f);
+    MimDef *r = vjp_in(NULL, p, memo, copies, realloc_decl, f);
+    if (getenv("VJPDBG") && r) { mim_make_external(mim_pass_world(p), r); mim_world_print(mim_pass_world(p), stderr); mim_make_internal(mim_pass_world(p), r); }
+    return r;
 }
