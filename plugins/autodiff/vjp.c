@@ -781,14 +781,20 @@ static bool seed_jump(Adj *ad, long k, MimDef *a) {
     MimWorld *w = rv->w;
     MimDef *K = rv->blk.d[k];
     size_t n = arity(w, dom_of(w, K));
+    /* all seeds are read and cleared before any is propagated: the
+     * argument may use k's own parameters (a loop's previous values) */
+    MimDef **seeds = mim_xcalloc(n, sizeof *seeds);
     for (size_t i = 0; i < n; ++i) {
         long j = acc_of(rv, leaf_key(rv, k, i));
         if (j < 0) continue;
-        MimDef *s = ad->acc[j];
+        seeds[i] = ad->acc[j];
         ad->acc[j] = NULL;
-        if (!adj_add(ad, mim_proj(w, a, n, i), s)) return false;
     }
-    return true;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; ++i)
+        if (seeds[i]) ok = adj_add(ad, mim_proj(w, a, n, i), seeds[i]);
+    free(seeds);
+    return ok;
 }
 
 typedef struct Tail {
@@ -825,6 +831,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         size_t n = mim_def_num_ops(tup);
         size_t na = arity(w, dom_of(w, mim_resolve(w, mim_def_op(tup, 0))));
         MimDef *idx = NULL;
+        MimDef **bseeds = mim_xcalloc(na + 1, sizeof *bseeds);
         for (size_t i = 0; i < na; ++i) {
             /* component i: the accumulator of the chosen target; the chosen one is cleared */
             MimDef **sv = mim_xcalloc(n, sizeof *sv);
@@ -849,12 +856,20 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
                                      : cur;
                     ad.acc[js[k]] = mim_extract(w, mim_tuple(w, sv, n), idx);
                 }
-                if (!adj_add(&ad, mim_proj(w, a, na, i), seed)) idx = NULL;
+                bseeds[i] = seed;
             }
             free(sv);
             free(js);
-            if (any && !idx) goto out;
+            if (any && !idx) {
+                free(bseeds);
+                goto out;
+            }
         }
+        bool bok = true;
+        for (size_t i = 0; i < na && bok; ++i)
+            if (bseeds[i]) bok = adj_add(&ad, mim_proj(w, a, na, i), bseeds[i]);
+        free(bseeds);
+        if (!bok) goto out;
     } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) { /* h (args, k): h_vjp, then the rest */
         MimDef *args, *k;
         size_t nf;
