@@ -1067,6 +1067,8 @@ static bool setup(Rev *rv, MimDef *fv) {
             if (is_float(T)) {
                 vpush(&rv->accT, T);
                 mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
+            } else if (is_ptr(T)) {
+                return fail(rv, X, "the block with a pointer parameter (a pointer carried between blocks has no shadow)") != NULL;
             } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T)) {
                 return fail(rv, X, "the block with a parameter of this type") != NULL;
             }
@@ -1132,9 +1134,10 @@ static MimDef *build(Rev *rv) {
 static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f) {
     MimWorld *w = mim_pass_world(p);
     MimDef *known = mim_ptrmap_get(memo, f);
+    MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
     if (known) {
         if (known != f && !mim_lam_body(known)) {
-            mim_pass_error(p, mim_def_loc(f), "autodiff: cannot differentiate (reverse mode) the recursive function '%s'",
+            mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) the recursive function '%s'",
                            mim_def_name(f) ? mim_def_name(f) : "f");
             mim_ptrmap_put(memo, f, f);
             return NULL;
@@ -1145,7 +1148,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
     if (!fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
-        mim_pass_error(p, mim_def_loc(f), "autodiff: cannot differentiate (reverse mode) '%s': not a returning function",
+        mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) '%s': not a returning function",
                        mim_def_name(f) ? mim_def_name(f) : "f");
     } else {
         res = build(&rv);
