@@ -74,6 +74,7 @@ struct Rev {
     Vec accT;                     /* accumulator types */
     Vec *slots;                   /* per block: the leaves its record holds */
     MimDef **fwd, **bwd;
+    bool *trivial; /* per block: its reverse does nothing (no record) */
     MimDef *loop;
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
@@ -553,6 +554,39 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
     return fail(rv, g, "the call");
 }
 
+static long acc_of(Rev *rv, MimDef *leaf) {
+    uintptr_t j = (uintptr_t)mim_ptrmap_get(&rv->acc, leaf);
+    return j ? (long)j - 1 : -1;
+}
+
+/* block b has float parameters (accumulators) */
+static bool has_acc(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    size_t n = arity(w, dom_of(w, rv->blk.d[b]));
+    for (size_t i = 0; i < n; ++i)
+        if (acc_of(rv, leaf_key(rv, b, i)) >= 0) return true;
+    return false;
+}
+
+/* B's reverse does nothing: B jumps or branches to blocks without float
+ * parameters (no adjoint to take over, nothing to propagate) */
+static bool is_trivial(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
+    if (mim_def_node(body) != MIM_APP) return false;
+    MimDef *g = mim_resolve(w, mim_app_callee(body));
+    long t = block_of(rv, g);
+    if (t > 0) return !has_acc(rv, t);
+    if (mim_def_node(g) != MIM_EXTRACT) return false;
+    MimDef *tup = mim_resolve(w, mim_def_op(g, 0));
+    if (!tup || mim_def_node(tup) != MIM_TUPLE) return false;
+    for (size_t i = 0, n = mim_def_num_ops(tup); i < n; ++i) {
+        long k = block_of(rv, mim_resolve(w, mim_def_op(tup, i)));
+        if (k <= 0 || has_acc(rv, k)) return false;
+    }
+    return true;
+}
+
 /* fwd_B: push B's record (growing the tape when full), then B's statements */
 static bool build_fwd(Rev *rv, long b) {
     MimWorld *w = rv->w;
@@ -561,6 +595,12 @@ static bool build_fwd(Rev *rv, long b) {
     MimDef *S = mim_proj(w, fv, 2, 1);
     MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
     MimDef *cap = mim_proj(w, S, 4, 3);
+    if (rv->trivial[b]) { /* no record: B's statements only */
+        Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
+        bool ok = set_body(w, fl, fwd_term(&c, mim_lam_body(B), tp, pos, cap));
+        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+        return ok && !rv->failed;
+    }
     size_t n = rv->slots[b].n;
     MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + 1));
     /* go (m, tp, cap): the stores and the statements */
@@ -637,10 +677,6 @@ typedef struct Adj {
     MimDef **acc; /* the accumulators, updated in place */
 } Adj;
 
-static long acc_of(Rev *rv, MimDef *leaf) {
-    uintptr_t j = (uintptr_t)mim_ptrmap_get(&rv->acc, leaf);
-    return j ? (long)j - 1 : -1;
-}
 
 /* adds v to the adjoint of old */
 static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
@@ -802,7 +838,7 @@ typedef struct Tail {
     MimDef *root; /* the expression to propagate through after the seeds */
 } Tail;
 
-static MimDef *bwd_finish(Rev *rv, long b, Adj *ad, MimDef *S);
+static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
 
 /* The reverse of block b, built into lam (state S): seeds from its
  * terminator, then the propagation; returns false after an error. */
@@ -810,15 +846,17 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     MimWorld *w = rv->w;
     MimDef *B = rv->blk.d[b];
     size_t ns = S_ACC + rv->accT.n;
-    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .mem = mim_proj(w, S, ns, S_M), .tp = mim_proj(w, S, ns, S_TP), .p = p};
+    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = p};
+    c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
+    c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
     Adj ad = {.c = &c};
     ad.acc = mim_xcalloc(rv->accT.n + 1, sizeof *ad.acc);
-    for (size_t j = 0; j < rv->accT.n; ++j) ad.acc[j] = mim_proj(w, S, ns, S_ACC + j);
+    for (size_t j = 0; S && j < rv->accT.n; ++j) ad.acc[j] = mim_proj(w, S, ns, S_ACC + j);
     bool ok = false;
     MimDef *body = mim_resolve(w, mim_lam_body(B));
     if (mim_def_loc(body).begin.row) rv->use = mim_def_loc(body);
     MimDef *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
-    MimDef *res = mim_proj(w, S, ns, S_RES);
+    MimDef *res = S ? mim_proj(w, S, ns, S_RES) : NULL;
     if (g == rv->kold) { /* return: the seed is ȳ */
         size_t n = arity(w, rv->R);
         for (size_t i = 0; i < n; ++i)
@@ -914,6 +952,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
                 goto out;
         lam = cont;
         a = args;
+        if (!S) res = mim_proj(w, cv, 2, 0); /* a tail call of the whole function: h's result */
     } else {
         fail(rv, g, "the call");
         goto out;
@@ -922,7 +961,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     {
         MimDef *end;
         if (b == 0) {
-            end = bwd_finish(rv, b, &ad, S);
+            end = bwd_finish(rv, &ad, res, S != NULL);
         } else {
             MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
             end = mim_app(w, rv->loop, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc));
@@ -938,14 +977,11 @@ out:
 
 /* the end of the backward sweep (after block 0's reverse): free the tape
  * and return (result, x̄) */
-static MimDef *bwd_finish(Rev *rv, long b, Adj *ad, MimDef *S) {
+static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimWorld *w = rv->w;
-    (void)b;
-    size_t ns = S_ACC + rv->accT.n;
     Cl *c = ad->c;
     MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
-    MimDef *m = mim_app(w, fr, mim_pair(w, c->mem, c->tp));
-    MimDef *res = mim_proj(w, S, ns, S_RES);
+    MimDef *m = tape ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
     MimDef **ops = mim_xcalloc(nmax + 1, sizeof *ops);
@@ -1093,9 +1129,22 @@ static MimDef *build(Rev *rv) {
     rv->slots = mim_xcalloc(nb, sizeof *rv->slots);
     rv->fwd = mim_xcalloc(nb, sizeof *rv->fwd);
     rv->bwd = mim_xcalloc(nb, sizeof *rv->bwd);
+    rv->trivial = mim_xcalloc(nb, sizeof *rv->trivial);
+    for (size_t b = 1; b < nb; ++b) rv->trivial[b] = is_trivial(rv, (long)b);
     rv->I64 = mim_type_int(w, 64);
     rv->M = annex(w, MIM_mem_M);
     rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    MimDef *body0 = mim_resolve(w, mim_lam_body(rv->f));
+    MimDef *g0 = mim_def_node(body0) == MIM_APP ? mim_resolve(w, mim_app_callee(body0)) : NULL;
+    if (nb == 1 && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
+        MimDef *args, *k;
+        size_t n;
+        if (split_call(rv, g0, mim_app_arg(body0), &args, &k, &n) && k == rv->kold) {
+            /* f's body is a tail call of h (e.g. an η-wrapper): f_vjp calls
+             * h_vjp directly, without a forward sweep of its own */
+            return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
+        }
+    }
     MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
     MimDef *St = mim_sigma(w, sd, 4);
     size_t ns = S_ACC + rv->accT.n;
@@ -1155,7 +1204,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     }
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, f, f);
         if (parent) parent->failed = true;
