@@ -75,6 +75,7 @@ struct Rev {
     Vec *slots;                   /* per block: the leaves its record holds */
     MimDef **fwd, **bwd;
     bool *trivial; /* per block: its reverse does nothing (no record) */
+    MimPtrMap inl; /* a nested function called once ↦ its body as a block of f */
     MimDef *loop;
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
@@ -507,6 +508,18 @@ static MimDef *call(MimWorld *w, MimDef *h, MimDef *args, MimDef *k, size_t n) {
     return r;
 }
 
+static bool split_call(Rev *rv, MimDef *h, MimDef *arg, MimDef **args, MimDef **k, size_t *n);
+
+/* The callee and argument of the terminator body; a call of a function
+ * inlined as a block (inl) is a jump to that block with the arguments. */
+static void target(Rev *rv, MimDef *body, MimDef **g, MimDef **a) {
+    MimWorld *w = rv->w;
+    *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
+    MimDef *hb = mim_ptrmap_get(&rv->inl, *g), *args, *k;
+    size_t n;
+    if (hb && split_call(rv, *g, *a, &args, &k, &n)) *g = hb, *a = args;
+}
+
 /* The end of a forward block: the primal terminator with the tape state. */
 static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *cap) {
     Rev *rv = c->rv;
@@ -514,7 +527,8 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
     body = mim_resolve(w, body);
     if (mim_def_node(body) != MIM_APP) return fail(rv, body, "the block body");
     if (mim_def_loc(body).begin.row) rv->use = mim_def_loc(body);
-    MimDef *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
     if (g == rv->kold || block_of(rv, g) > 0) {
         MimDef *a2 = cl(c, a);
         return a2 ? fwd_goto(c, g, a2, tp, pos, cap) : NULL;
@@ -574,7 +588,8 @@ static bool is_trivial(Rev *rv, long b) {
     MimWorld *w = rv->w;
     MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
     if (mim_def_node(body) != MIM_APP) return false;
-    MimDef *g = mim_resolve(w, mim_app_callee(body));
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
     long t = block_of(rv, g);
     if (t > 0) return !has_acc(rv, t);
     if (mim_def_node(g) != MIM_EXTRACT) return false;
@@ -855,7 +870,8 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     bool ok = false;
     MimDef *body = mim_resolve(w, mim_lam_body(B));
     if (mim_def_loc(body).begin.row) rv->use = mim_def_loc(body);
-    MimDef *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
     MimDef *res = S ? mim_proj(w, S, ns, S_RES) : NULL;
     if (g == rv->kold) { /* return: the seed is ȳ */
         size_t n = arity(w, rv->R);
@@ -1052,6 +1068,61 @@ static MimDef *copy_fn(Rev *rv, MimDef *h) {
     return r;
 }
 
+/* A nested function h called from one place of f (e.g. a function
+ * written for structure) becomes a block of f: its body with its return
+ * continuation replaced by the call's, so that its loops are taped in f's
+ * sweep instead of being redone by h_vjp in the backward sweep. Functions
+ * called from several places keep their own vjp (a checkpoint: its tape
+ * lives for one call). */
+static bool inline_once(Rev *rv, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    for (bool again = true; again;) {
+        again = false;
+        MimPtrMap count = {0}, site = {0};
+        for (size_t b = 0; b < rv->blk.n; ++b) {
+            MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
+            if (!body || mim_def_node(body) != MIM_APP) continue;
+            MimDef *g = mim_resolve(w, mim_app_callee(body));
+            if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || g == rv->f || !is_function(w, g) ||
+                mim_ptrmap_has(&rv->inl, g))
+                continue;
+            uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
+            mim_ptrmap_put(&count, g, (void *)(c + 1));
+            mim_ptrmap_put(&site, g, body);
+        }
+        for (size_t i = 0; i < count.cap; ++i) {
+            MimDef *h = (MimDef *)count.slots[i].key;
+            if (!h || (uintptr_t)count.slots[i].val != 1 || !mim_lam_body(h)) continue;
+            MimDef *body = mim_ptrmap_get(&site, h), *args, *k, *A, *R;
+            size_t n;
+            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !fn_parts(w, mim_def_type(h), &A, &R, &n))
+                continue;
+            bool ptr = false; /* pointer arguments need shadows: h keeps its vjp */
+            for (size_t j = 0, na = arity(w, A); j < na; ++j) ptr |= is_ptr(comp_type(w, A, j));
+            if (ptr) continue;
+            MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
+            if (!hb) return false;
+            MimDef *v = mim_var(w, hb), *arg;
+            if (n) {
+                MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+                for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+                ops[n] = k;
+                arg = mim_tuple(w, ops, n + 1);
+                free(ops);
+            } else {
+                arg = mim_pair(w, v, k);
+            }
+            MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
+            if (!set_body(w, hb, hbody)) return false;
+            mim_ptrmap_put(&rv->inl, h, hb);
+            collect(rv, hb, seen);
+            again = true;
+        }
+        mim_ptrmap_free(&count), mim_ptrmap_free(&site);
+    }
+    return true;
+}
+
 static bool setup(Rev *rv, MimDef *fv) {
     MimWorld *w = rv->w;
     MimDef *f = rv->f, *var = mim_var(w, f);
@@ -1094,7 +1165,9 @@ static bool setup(Rev *rv, MimDef *fv) {
     MimPtrMap seen = {0};
     mim_ptrmap_put(&seen, f, f);
     collect(rv, mim_lam_body(f), &seen);
+    bool ok = inline_once(rv, &seen);
     mim_ptrmap_free(&seen);
+    if (!ok) return false;
     for (size_t b = 1; b < rv->blk.n; ++b) {
         MimDef *X = rv->blk.d[b], *D = dom_of(w, X);
         size_t n = arity(w, D);
@@ -1202,7 +1275,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     } else {
         res = build(&rv);
     }
-    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
+    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
