@@ -75,7 +75,8 @@ struct Rev {
     Vec *slots;                   /* per block: the leaves its record holds */
     MimDef **fwd, **bwd;
     bool *trivial; /* per block: its reverse does nothing (no record) */
-    MimPtrMap inl; /* a nested function called once ↦ its body as a block of f */
+    MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
+    MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
@@ -515,7 +516,7 @@ static bool split_call(Rev *rv, MimDef *h, MimDef *arg, MimDef **args, MimDef **
 static void target(Rev *rv, MimDef *body, MimDef **g, MimDef **a) {
     MimWorld *w = rv->w;
     *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
-    MimDef *hb = mim_ptrmap_get(&rv->inl, *g), *args, *k;
+    MimDef *hb = mim_ptrmap_get(&rv->inl, body), *args, *k;
     size_t n;
     if (hb && split_call(rv, *g, *a, &args, &k, &n)) *g = hb, *a = args;
 }
@@ -1084,7 +1085,7 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
             if (!body || mim_def_node(body) != MIM_APP) continue;
             MimDef *g = mim_resolve(w, mim_app_callee(body));
             if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || g == rv->f || !is_function(w, g) ||
-                mim_ptrmap_has(&rv->inl, g))
+                mim_ptrmap_has(&rv->inlh, g))
                 continue;
             uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
             mim_ptrmap_put(&count, g, (void *)(c + 1));
@@ -1114,7 +1115,8 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
             }
             MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
             if (!set_body(w, hb, hbody)) return false;
-            mim_ptrmap_put(&rv->inl, h, hb);
+            mim_ptrmap_put(&rv->inl, body, hb);
+            mim_ptrmap_put(&rv->inlh, h, h);
             collect(rv, hb, seen);
             again = true;
         }
@@ -1275,7 +1277,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     } else {
         res = build(&rv);
     }
-    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
+    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
