@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CAP0 = 1024 }; /* the tape's first size, in words */
+enum { CAP0 = 8192 }; /* the tape's first size, in words (64 KiB: below malloc's mmap threshold) */
 
 typedef struct Rev Rev;
 typedef struct {
