@@ -730,9 +730,20 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
             if (!adj_add(ad, mim_proj(w, old, n, k), mim_proj(w, v, n, k))) return false;
         return true;
     }
+    if (mim_match(old, MIM_mem_load)) { /* (m, x) as a whole: x's adjoint */
+        size_t n = arity(w, T);
+        return adj_add(ad, mim_proj(w, old, n, n - 1), mim_proj(w, v, n, n - 1));
+    }
     if (!is_float(T)) {
         if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T)) return true;
         return fail(rv, old, "the expression of this type") != NULL;
+    }
+    /* the value of a load: its adjoint is kept on the load itself (the
+     * pair (m, x) may be used as a whole, without this extract) */
+    if (mim_def_node(old) == MIM_EXTRACT) {
+        MimDef *ld = mim_resolve(w, mim_def_op(old, 0));
+        uint64_t k;
+        if (mim_match(ld, MIM_mem_load) && mim_def_lit(mim_def_op(old, 1), &k) && k == 1) old = ld;
     }
     MimDef *prev = mim_ptrmap_get(&ad->adj, old);
     mim_ptrmap_put(&ad->adj, old, fadd(w, prev, v));
@@ -754,11 +765,9 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
     Cl *c = ad->c;
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
-    if (mim_def_node(e) == MIM_EXTRACT) {
-        MimDef *t = mim_resolve(w, mim_def_op(e, 0));
-        MimDef *ld = mim_match(t, MIM_mem_load);
-        uint64_t k;
-        if (ld && mim_def_lit(mim_def_op(e, 1), &k) && k == 1) { /* x = p[i]: shadow_p[i] += x̄ */
+    if (mim_match(e, MIM_mem_load)) { /* x = p[i]: shadow_p[i] += x̄ */
+        {
+            MimDef *t = e;
             MimDef *g = mim_app_callee(t);
             MimDef *sp = shadow(c, mim_proj(w, mim_app_arg(t), 2, 1));
             if (!sp) return false;
@@ -768,6 +777,9 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             c->mem = mim_app(w, st, mim_tuple(w, ops, 3));
             return true;
         }
+    }
+    if (mim_def_node(e) == MIM_EXTRACT) {
+        MimDef *t = mim_resolve(w, mim_def_op(e, 0));
         if (t && mim_def_node(t) == MIM_TUPLE) { /* a select (a, b)#c: s to the chosen one */
             MimDef *idx = cl(c, mim_def_op(e, 1));
             if (!idx) return false;

@@ -11,6 +11,7 @@ double rsumsq(double *, double *, long);
 double rlse(double *, double *, long);
 double rsinsum(double *, double *, double *, double *, long);
 double rfib(double, long);
+double rrelu(double *, double *, long), vrelu(double *, long);
 double vdot(double *, double *, long), vsumsq(double *, long), vlse(double *, long);
 double vsinsum(double *, double *, long), vfib(double, long);
 
@@ -60,6 +61,11 @@ static void arrays(long n) {
         rsinsum(a, g, b, g + n, n);
         for (long i = 0; i < n; ++i) want[i] = cos(a[i] * b[i]) * b[i], want[n + i] = cos(a[i] * b[i]) * a[i];
         check("sinsum", 2 * n, g, want, v, (vsinsum(ap, bp, n) - vsinsum(am, bm, n)) / (2 * h));
+        /* Σ max(a_i, 0)·a_i: ∂a = 2a where a > 0 */
+        for (long i = 0; i < n; ++i) g[i] = 0;
+        rrelu(a, g, n);
+        for (long i = 0; i < n; ++i) want[i] = a[i] > 0 ? 2 * a[i] : 0;
+        check("relu", n, g, want, va, (vrelu(ap, n) - vrelu(am, n)) / (2 * h));
     }
     /* Σ a_i²: ∂a = 2a */
     for (long i = 0; i < n; ++i) g[i] = 0;
