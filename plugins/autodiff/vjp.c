@@ -22,10 +22,14 @@
  *   arguments read from (and cleared in) the accumulators of the target's
  *   parameters, a load `x = p[i]` adding x̄ into the shadow at the same
  *   offset;
- * - a nested function h called from f (`h (args, k)`) runs as a copy of h
- *   in the forward sweep, and the backward sweep calls h_vjp (which redoes
- *   h's forward sweep on its own tape): the tape never holds more than one
- *   level of calls.
+ * - a block whose reverse is empty (it jumps only to blocks without float
+ *   parameters) pushes no record;
+ * - a nested function called from one place (without pointer arguments)
+ *   becomes blocks of f (inline_once); one called from several places,
+ *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
+ *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
+ *   tape: a checkpoint, so the tape holds one call's records); a function
+ *   whose body is a tail call (an η-wrapper) is the callee's vjp.
  * A store, malloc and the other memory operations, recursion, and pointers
  * carried between blocks are the located error `autodiff: cannot
  * differentiate (reverse mode) …`. */
@@ -465,7 +469,6 @@ static MimDef *mem_of(MimWorld *w, MimDef *v, MimDef *T, MimDef *dflt) {
 
 static MimDef *state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *cap) {
     MimDef *ops[4] = {m, tp, pos, cap};
-    (void)rv;
     return mim_tuple(rv->w, ops, 4);
 }
 
@@ -860,11 +863,6 @@ static bool seed_jump(Adj *ad, long k, MimDef *a) {
     free(seeds);
     return ok;
 }
-
-typedef struct Tail {
-    MimDef *lam;  /* the lambda whose body ends the block's reverse */
-    MimDef *root; /* the expression to propagate through after the seeds */
-} Tail;
 
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
 
@@ -1304,7 +1302,5 @@ static MimDef *vjp_of(Rev *parent, MimDef *h) {
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    MimDef *r = vjp_in(NULL, p, memo, copies, realloc_decl, f);
-    if (getenv("VJPDBG") && r) { mim_make_external(mim_pass_world(p), r); mim_world_print(mim_pass_world(p), stderr); mim_make_internal(mim_pass_world(p), r); }
-    return r;
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f);
 }
