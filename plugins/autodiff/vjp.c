@@ -189,11 +189,20 @@ static bool wordable(Rev *rv, MimDef *T) {
 }
 
 /* tape memory: the word at index i, loads and stores of words */
-static MimDef *tape_meta(Rev *rv) { return mim_pair(rv->w, mim_arr(rv->w, mim_top(rv->w, mim_nat(rv->w)), rv->I64), mim_lit_nat(rv->w, 0)); }
+/* (Nodes are built in separate statements: C leaves the evaluation order of
+ * arguments open, and gids must not depend on the compiler.) */
+static MimDef *tape_meta(Rev *rv) {
+    MimDef *arr = mim_arr(rv->w, mim_top(rv->w, mim_nat(rv->w)), rv->I64);
+    MimDef *zero = mim_lit_nat(rv->w, 0);
+    return mim_pair(rv->w, arr, zero);
+}
 static MimDef *tape_at(Rev *rv, MimDef *tp, MimDef *i) {
     MimWorld *w = rv->w;
     MimDef *top = mim_top(w, mim_nat(w));
-    MimDef *ops[3] = {top, mim_pack(w, top, rv->I64), mim_lit_nat(w, 0)};
+    MimDef *ops[3];
+    ops[0] = top;
+    ops[1] = mim_pack(w, top, rv->I64);
+    ops[2] = mim_lit_nat(w, 0);
     MimDef *lea = mim_app(w, annex(w, MIM_mem_lea), mim_tuple(w, ops, 3));
     return mim_app(w, lea, mim_pair(w, tp, i));
 }
@@ -225,7 +234,9 @@ static MimDef *realloc_fn(Rev *rv) {
     if (*rv->realloc_fn) return *rv->realloc_fn;
     MimWorld *w = rv->w;
     MimDef *d[3] = {rv->M, rv->TP, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
-    MimDef *l = mim_mut_lam(w, mim_fn(w, mim_sigma(w, d, 3), mim_sigma(w, r, 2)));
+    MimDef *D = mim_sigma(w, d, 3);
+    MimDef *Rt = mim_sigma(w, r, 2);
+    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
     if (l) mim_def_set_name(l, mim_world_sym(w, "realloc"));
     return *rv->realloc_fn = l;
 }
@@ -639,7 +650,9 @@ static bool build_fwd(Rev *rv, long b) {
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
         m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
-    m = tape_store(rv, m, gtp, iop(w, MIM_core_wrap_add, pos, i64(rv, n)), i64(rv, (uint64_t)b - 1));
+    MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+    MimDef *id = i64(rv, (uint64_t)b - 1);
+    m = tape_store(rv, m, gtp, at_id, id);
     c.mem = m;
     MimDef *body = fwd_term(&c, mim_lam_body(B), gtp, need, gcap);
     if (!set_body(w, go, body)) goto out;
@@ -648,9 +661,14 @@ static bool build_fwd(Rev *rv, long b) {
     MimDef *grow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_grow_", B);
     MimDef *rd[2] = {rv->M, rv->TP};
     MimDef *grown = named(w, mim_cn(w, mim_sigma(w, rd, 2)), "fwd_grown_", B);
-    MimDef *newcap = iop(w, MIM_core_wrap_add, iop(w, MIM_core_wrap_mul, cap, i64(rv, 2)), i64(rv, n + 1));
+    MimDef *twice = iop(w, MIM_core_wrap_mul, cap, i64(rv, 2));
+    MimDef *extra = i64(rv, n + 1);
+    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, extra);
     MimDef *gn = mim_var(w, grown);
-    MimDef *go_args[3] = {mim_proj(w, gn, 2, 0), mim_proj(w, gn, 2, 1), newcap};
+    MimDef *go_args[3];
+    go_args[0] = mim_proj(w, gn, 2, 0);
+    go_args[1] = mim_proj(w, gn, 2, 1);
+    go_args[2] = newcap;
     if (!set_body(w, grown, mim_app(w, go, mim_tuple(w, go_args, 3)))) goto out;
     MimDef *bytes = bitcast(w, mim_nat(w), iop(w, MIM_core_wrap_mul, newcap, i64(rv, 8)));
     MimDef *ra[3] = {m0, tp, bytes};
@@ -660,7 +678,8 @@ static bool build_fwd(Rev *rv, long b) {
     if (!set_body(w, nogrow, mim_app(w, go, mim_tuple(w, ka, 3)))) goto out;
     MimDef *full = icmp(w, MIM_core_icmp_ul, cap, need);
     MimDef *br[2] = {nogrow, grow};
-    ok = set_body(w, fl, mim_app(w, mim_extract(w, mim_tuple(w, br, 2), full), mim_unit(w)));
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), full);
+    ok = set_body(w, fl, mim_app(w, sel, mim_unit(w)));
 out:
     mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     return ok && !rv->failed;
@@ -697,6 +716,8 @@ typedef struct Adj {
 } Adj;
 
 
+static bool adj_add2(Adj *ad, MimDef *old, MimDef *v, size_t n, size_t i);
+
 /* adds v to the adjoint of old */
 static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
     Rev *rv = ad->c->rv;
@@ -730,12 +751,12 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
     if (mim_def_node(old) == MIM_VAR || old == rv->args_old) { /* a whole tuple of leaves */
         size_t n = arity(w, T);
         for (size_t k = 0; k < n; ++k)
-            if (!adj_add(ad, mim_proj(w, old, n, k), mim_proj(w, v, n, k))) return false;
+            if (!adj_add2(ad, old, v, n, k)) return false;
         return true;
     }
     if (mim_match(old, MIM_mem_load)) { /* (m, x) as a whole: x's adjoint */
         size_t n = arity(w, T);
-        return adj_add(ad, mim_proj(w, old, n, n - 1), mim_proj(w, v, n, n - 1));
+        return adj_add2(ad, old, v, n, n - 1);
     }
     if (!is_float(T)) {
         if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T)) return true;
@@ -751,6 +772,13 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
     MimDef *prev = mim_ptrmap_get(&ad->adj, old);
     mim_ptrmap_put(&ad->adj, old, fadd(w, prev, v));
     return true;
+}
+
+/* adds component i of v to the adjoint of component i of old (arity n) */
+static bool adj_add2(Adj *ad, MimDef *old, MimDef *v, size_t n, size_t i) {
+    MimDef *oi = mim_proj(ad->c->rv->w, old, n, i);
+    MimDef *vi = mim_proj(ad->c->rv->w, v, n, i);
+    return adj_add(ad, oi, vi);
 }
 
 /* post-order of the expressions below e (within the block) */
@@ -776,7 +804,10 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             if (!sp) return false;
             MimDef *r = mim_app(w, g, mim_pair(w, c->mem, sp));
             MimDef *st = mim_app(w, annex(w, MIM_mem_store), mim_app_arg(g));
-            MimDef *ops[3] = {mim_proj(w, r, 2, 0), sp, fadd(w, mim_proj(w, r, 2, 1), s)};
+            MimDef *ops[3];
+            ops[0] = mim_proj(w, r, 2, 0);
+            ops[1] = sp;
+            ops[2] = fadd(w, mim_proj(w, r, 2, 1), s);
             c->mem = mim_app(w, st, mim_tuple(w, ops, 3));
             return true;
         }
@@ -887,7 +918,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     if (g == rv->kold) { /* return: the seed is ȳ */
         size_t n = arity(w, rv->R);
         for (size_t i = 0; i < n; ++i)
-            if (is_float(comp_type(w, rv->R, i)) && !adj_add(&ad, mim_proj(w, a, n, i), mim_proj(w, rv->ybar, n, i)))
+            if (is_float(comp_type(w, rv->R, i)) && !adj_add2(&ad, a, rv->ybar, n, i))
                 goto out;
     } else if (block_of(rv, g) > 0) {
         if (!seed_jump(&ad, block_of(rv, g), a)) goto out;
@@ -975,7 +1006,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         if (!set_body(w, lam, callb)) goto out;
         c.mem = mem_of(w, abar, Ah, c.mem);
         for (size_t i = 0; i < na; ++i)
-            if (is_float(comp_type(w, Ah, i)) && !adj_add(&ad, mim_proj(w, args, na, i), mim_proj(w, abar, na, i)))
+            if (is_float(comp_type(w, Ah, i)) && !adj_add2(&ad, args, abar, na, i))
                 goto out;
         lam = cont;
         a = args;
@@ -1050,8 +1081,12 @@ static bool build_loop(Rev *rv) {
         if (nb == 2) {
             target = rv->bwd[1];
         } else {
-            MimDef *id = tape_load(rv, mim_proj(w, S, ns, S_M), mim_proj(w, S, ns, S_TP), p);
-            MimDef *idx = conv_u(w, mim_lit_nat(w, 0), mim_lit_nat(w, nb - 1), id);
+            MimDef *sm = mim_proj(w, S, ns, S_M);
+            MimDef *stp = mim_proj(w, S, ns, S_TP);
+            MimDef *id = tape_load(rv, sm, stp, p);
+            MimDef *from = mim_lit_nat(w, 0);
+            MimDef *to = mim_lit_nat(w, nb - 1);
+            MimDef *idx = conv_u(w, from, to, id);
             target = mim_extract(w, mim_tuple(w, rv->bwd + 1, nb - 1), idx);
         }
         if (!set_body(w, more, mim_app(w, target, S2))) return false;
@@ -1060,7 +1095,8 @@ static bool build_loop(Rev *rv) {
     }
     MimDef *empty = icmp(w, MIM_core_icmp_e, pos, i64(rv, 0));
     MimDef *br[2] = {more, done};
-    return set_body(w, rv->loop, mim_app(w, mim_extract(w, mim_tuple(w, br, 2), empty), mim_unit(w)));
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
+    return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
 }
 
 /* ---- f_vjp ------------------------------------------------------------------------------ */
@@ -1201,7 +1237,9 @@ static bool setup(Rev *rv, MimDef *fv) {
 static MimDef *build(Rev *rv) {
     MimWorld *w = rv->w;
     MimDef *dom[3] = {rv->A, rv->A, rv->R}, *cod[2] = {rv->R, rv->A};
-    MimDef *T = mim_fn(w, mim_sigma(w, dom, 3), mim_sigma(w, cod, 2));
+    MimDef *Dom = mim_sigma(w, dom, 3);
+    MimDef *Cod = mim_sigma(w, cod, 2);
+    MimDef *T = mim_fn(w, Dom, Cod);
     char name[160];
     MimSym fname = mim_def_name(rv->f);
     snprintf(name, sizeof name, "%s_vjp", fname ? fname : "f");
@@ -1259,7 +1297,10 @@ static MimDef *build(Rev *rv) {
     MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
     MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
     Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mim_proj(w, r, 2, 0)};
-    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), mim_proj(w, r, 2, 1), i64(rv, 0), i64(rv, CAP0));
+    MimDef *tp0 = mim_proj(w, r, 2, 1);
+    MimDef *pos0 = i64(rv, 0);
+    MimDef *cap0 = i64(rv, CAP0);
+    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
     mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     if (!body || rv->failed) return NULL;
     return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
