@@ -1,18 +1,20 @@
 /* bench/ad: the ADBench GMM objective (issue 23) and its hand-written
  * gradient in C, the data generator shared by all three contenders, and
- * the driver that times (a) the hand-written C gradient, (b) the gradient
- * from Mim (gmm.mim: the objective, differentiated by %autodiff.jvp, one
- * directional derivative per parameter), and writes inputs/gradients for
- * the PyTorch script (gmm.py) to check and time against.
+ * the driver that times (a) the hand-written C gradient, (b) the gradients
+ * from Mim (gmm.mim: the objective differentiated in reverse mode by
+ * %autodiff.vjp, one backward sweep; or by %autodiff.jvp, one directional
+ * derivative per parameter), and writes inputs/gradients for the PyTorch
+ * script (gmm.py) to check and time against.
  *
  *   f = Σ_i lse_k(α_k + Σ_j q_kj − ½‖Q_k(x_i − μ_k)‖²) − n·lse(α)
  *       + ½γ² Σ_k(Σ_j exp(q_kj)² + Σ l_k²) − m Σ_k Σ_j q_kj,  γ = 1, m = 0,
  * Q_k = diag(exp(q_k)) + the strictly lower-triangular matrix filled row by
  * row from l_k (element (r, c), c < r, at r(r−1)/2 + c).
  *
- * Usage: gmm D K N [mim] [grad] [dump]   (mim: also time and check the Mim
- * objective; grad: and the Mim gradient; dump: write gmm-in.bin and
- * gmm-grad-c.bin for gmm.py into the current directory). */
+ * Usage: gmm D K N [mim] [rev] [grad] [dump]   (mim: also time and check
+ * the Mim objective; rev: and the reverse-mode Mim gradient; grad: and the
+ * forward-mode one; dump: write gmm-in.bin and gmm-grad-c.bin for gmm.py
+ * into the current directory). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
