@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # bench/ad: the ADBench GMM gradient (issue 23) — hand-written C (clang-14
 # -O3), PyTorch (Debian's python3-torch, float64, one thread, autograd) and
-# Mim (bench/ad/gmm.mim; today by forward mode, one %autodiff.jvp per
-# parameter: reverse mode over memory is not there yet, docs/autodiff.md)
-# on the same inputs, each gradient checked against the C one. Not a test.
+# Mim (bench/ad/gmm.mim: reverse mode, %autodiff.vjp, one backward sweep;
+# with FWD=1 also forward mode, one %autodiff.jvp per parameter) on the same
+# inputs, each gradient checked against the C one; a table at the end (the
+# best of 5 runs of each). Not a test.
 #   bench/ad/run.sh [MIM]          (default: build/bin/mim)
 # SIZES="d,k,n ..." (default "10,25,1000 64,50,10000"); MIM_MAX_PARAMS
-# (default 5000): the Mim forward-mode gradient is skipped above it.
+# (default 5000): the forward-mode gradient (FWD=1) is skipped above it.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mim=${1:-$here/../../build/bin/mim}
@@ -24,10 +25,25 @@ trap 'rm -rf "$work"' EXIT
 "$mim" "$here/gmm.mim" --output-ll "$work/gmm.ll"
 "$clang" -O3 -w "$work/gmm.ll" "$here/gmm.c" -o "$work/gmm" -lm
 cd "$work"
+table="| d, k, n | parameters | C objective | C gradient | Mim objective | Mim gradient (reverse) | PyTorch gradient | Mim/C | PyTorch/Mim |"
+table="$table
+|---|---|---|---|---|---|---|---|---|"
 for s in $sizes; do
     IFS=, read -r d k n <<<"$s"
     np=$((k + 2 * k * d + k * d * (d - 1) / 2))
     echo "== d=$d k=$k n=$n ($np parameters)"
-    if [ "$np" -le "$max_params" ]; then ./gmm "$d" "$k" "$n" mim grad dump; else ./gmm "$d" "$k" "$n" mim dump; echo "Mim    gradient skipped (forward mode would take $np evaluations)"; fi
-    "$py" "$here/gmm.py" || true
+    modes="mim rev dump"
+    if [ "${FWD:-0}" = 1 ] && [ "$np" -le "$max_params" ]; then modes="$modes grad"; fi
+    ./gmm "$d" "$k" "$n" $modes | tee out.txt
+    "$py" "$here/gmm.py" | tee -a out.txt || true
+    row=$(awk -v d="$d" -v k="$k" -v n="$n" -v np="$np" '
+        /^C /{co=$4; cg=$7} /^Mim .*objective agrees/{mo=$4} /reverse mode/{mg=$3}
+        /^PyTorch/{pg=$4}
+        END{printf "| %s, %s, %s | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %s ms | %.2f | %s |", d, k, n, np,
+            1000 * co, 1000 * cg, 1000 * mo, 1000 * mg, pg == "" ? "–" : sprintf("%.1f", 1000 * pg), mg / cg,
+            pg == "" ? "–" : sprintf("%.2f", pg / mg)}' out.txt)
+    table="$table
+$row"
 done
+echo
+echo "$table"

@@ -28,6 +28,10 @@ MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, Mi
 /* Forward mode (jvp.c): f_jvp for `%autodiff.jvp f`, memoized in memo
  * (f ↦ f on failure); busy is scratch for recursion. */
 MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
+/* Reverse mode over memory (vjp.c): f_vjp for `%autodiff.vjp f`, memoized
+ * in memo (f ↦ f on failure); copies holds the forward copies of nested
+ * functions, *realloc_decl the declaration of C's realloc (NULL at first). */
+MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f);
 /* autodiff_eval (§5.1, eval.c) */
 extern const MimPassClass autodiff_eval_class;
 

@@ -438,6 +438,9 @@ struct Eval {
     MimPtrMap derivs; /* f ↦ f_deriv, or f itself if differentiating it failed */
     MimPtrMap busy;   /* f_deriv ↦ f_deriv while its body is built; ↦ f if it calls itself */
     MimPtrMap jvps;   /* forward mode: f ↦ f_jvp, or f if it failed */
+    MimPtrMap vjps;   /* reverse mode over memory: f ↦ f_vjp, or f if it failed */
+    MimPtrMap copies; /* nested functions ↦ their copies for vjp's forward sweeps */
+    MimDef *realloc_decl;
 };
 
 /* T is a float type or has a float component. */
@@ -532,6 +535,13 @@ static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
         MimDef *d = autodiff_jvp(p, &ev->jvps, &ev->busy, f);
         return d ? d : mim_world_has_error(mim_pass_world(p)) ? NULL : def;
     }
+    MimDef *fv = mim_match(def, MIM_autodiff_vjp);
+    if (fv) {
+        MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(fv, 2));
+        if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
+        MimDef *d = autodiff_vjp(p, &ev->vjps, &ev->copies, &ev->realloc_decl, f);
+        return d ? d : mim_world_has_error(mim_pass_world(p)) ? NULL : def;
+    }
     MimDef *call = mim_match(def, MIM_autodiff_ad);
     if (!call) return def;
     MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(call, 1));
@@ -545,6 +555,8 @@ static void eval_fini(MimPass *p) {
     mim_ptrmap_free(&((Eval *)p)->derivs);
     mim_ptrmap_free(&((Eval *)p)->busy);
     mim_ptrmap_free(&((Eval *)p)->jvps);
+    mim_ptrmap_free(&((Eval *)p)->vjps);
+    mim_ptrmap_free(&((Eval *)p)->copies);
 }
 
 const MimPassClass autodiff_eval_class = {

@@ -1,0 +1,1347 @@
+/* Reverse mode over memory (docs/autodiff.md, "Memory in reverse mode", an
+ * extension of the specification): `%autodiff.vjp f` for f : Cn [A, Cn R]
+ * becomes `<f>_vjp : Cn [[A, A, R], Cn [R, A]]`: for a point x, shadows
+ * (the pointers of the second A are shadow buffers into which the adjoints
+ * of the pointed-to values are added, Enzyme's duplicated arguments) and
+ * the adjoint ȳ of the result, it returns f's result and the adjoint of
+ * the non-memory arguments (floats; the memory token is the final one).
+ *
+ * The two sweeps are generated as code, not composed pullbacks:
+ * - the blocks of f (its body, "block 0", and the continuations it
+ *   reaches) get a forward version fwd_B, which pushes a record (the values
+ *   the backward sweep needs: the integers and floats of B's and of its
+ *   enclosing blocks' parameters that the reverse of B's body uses, then
+ *   B's number) onto a tape (an I64 buffer, malloc'd, grown by realloc to
+ *   twice its size) and then runs B's statements;
+ * - the backward sweep is one loop (bwd_loop) that pops a record and
+ *   dispatches on the block number to bwd_B, which recomputes what it needs
+ *   from the record (f only reads memory, so a load is recomputed), and
+ *   propagates adjoints through B's statements in reverse: one accumulator
+ *   per float parameter of every block (parameters of the loop state, so
+ *   fan-in adds up there: no exponential case), the adjoint of a jump's
+ *   arguments read from (and cleared in) the accumulators of the target's
+ *   parameters, a load `x = p[i]` adding x̄ into the shadow at the same
+ *   offset;
+ * - a block whose reverse is empty (it jumps only to blocks without float
+ *   parameters) pushes no record;
+ * - a nested function called from one place (without pointer arguments)
+ *   becomes blocks of f (inline_once); one called from several places,
+ *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
+ *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
+ *   tape: a checkpoint, so the tape holds one call's records); a function
+ *   whose body is a tail call (an η-wrapper) is the callee's vjp.
+ * A store, malloc and the other memory operations, recursion, and pointers
+ * carried between blocks are the located error `autodiff: cannot
+ * differentiate (reverse mode) …`. */
+#include "autodiff.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CAP0 = 8192 }; /* the tape's first size, in words (64 KiB: below malloc's mmap threshold) */
+
+typedef struct Rev Rev;
+typedef struct {
+    MimDef **d;
+    size_t n, cap;
+} Vec;
+
+static void vpush(Vec *v, MimDef *d) {
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 8;
+        v->d = mim_xrealloc(v->d, v->cap * sizeof *v->d);
+    }
+    v->d[v->n++] = d;
+}
+
+struct Rev {
+    Rev *parent; /* the enclosing function's (a nested function reads its parameters) */
+    MimWorld *w;
+    MimPass *p;
+    MimPtrMap *memo; /* h ↦ h_vjp (f ↦ f on failure) */
+    MimPtrMap *copies; /* h ↦ a copy of h for forward sweeps */
+    MimDef **realloc_fn;
+    MimDef *f;
+    size_t nflat;
+    MimDef *A, *R;
+    MimDef *x, *sx, *ybar, *kret; /* f_vjp's parameters */
+    MimDef *kold;                 /* f's return continuation */
+    MimPtrMap top;                /* f's parameters (leaves) ↦ values in f_vjp */
+    MimPtrMap topsh;              /* f's pointer parameters ↦ their shadows */
+    MimDef *args_old;             /* f's argument tuple (not flattened), or NULL */
+    MimPtrMap topm;               /* f's %mem.M parameters (their declared type, not the projection's) */
+    Vec blk;                      /* blk.d[0] = f */
+    MimPtrMap bid;                /* block ↦ index + 1 */
+    MimPtrMap acc;                /* float leaf ↦ accumulator index + 1 */
+    Vec accT;                     /* accumulator types */
+    Vec *slots;                   /* per block: the leaves its record holds */
+    MimDef **fwd, **bwd;
+    bool *trivial; /* per block: its reverse does nothing (no record) */
+    MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
+    MimPtrMap inlh; /* the functions inlined so */
+    MimDef *loop;
+    MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
+    size_t mpos;               /* index of the %mem.M component of A */
+    MimLoc use;
+    bool failed;
+};
+
+static MimDef *vjp_of(Rev *parent, MimDef *h);
+
+static MimDef *fail(Rev *rv, MimDef *old, const char *what) {
+    if (rv->failed) return NULL;
+    rv->failed = true;
+    char *s = mim_def_to_str(rv->w, old);
+    MimLoc loc = rv->use.begin.row ? rv->use : mim_def_loc(old);
+    mim_pass_error(rv->p, loc, "autodiff: cannot differentiate (reverse mode) %s '%s'", what, s);
+    free(s);
+    return NULL;
+}
+
+/* ---- types and small builders ---------------------------------------------------------- */
+
+static bool is_cn(MimWorld *w, MimDef *T) {
+    T = mim_resolve(w, T);
+    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
+}
+static bool is_float(MimDef *T) { return mim_match(T, MIM_math_F) != NULL; }
+static bool is_mem(MimDef *T) { return mim_match(T, MIM_mem_M) != NULL; }
+static bool is_ptr(MimDef *T) { return mim_match(T, MIM_mem_Ptr) != NULL; }
+static MimDef *annex(MimWorld *w, uint64_t id) { return mim_world_annex(w, id); }
+
+/* the number of components of a parameter of type D (1 unless a Σ) */
+static size_t arity(MimWorld *w, MimDef *D) {
+    D = mim_resolve(w, D);
+    return D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 1;
+}
+static MimDef *comp_type(MimWorld *w, MimDef *D, size_t i) {
+    D = mim_resolve(w, D);
+    return D && mim_def_node(D) == MIM_SIGMA ? mim_def_op(D, i) : D;
+}
+static MimDef *dom_of(MimWorld *w, MimDef *lam) { return mim_pi_dom(mim_resolve(w, mim_def_type(lam))); }
+
+static MimDef *tuple_n(MimWorld *w, MimDef **ops, size_t n) { return n == 1 ? ops[0] : mim_tuple(w, ops, n); }
+
+/* −0.0, the identity of addition, in the format of T (+0 if unknown) */
+static MimDef *fzero(MimWorld *w, MimDef *T) {
+    MimDef *pe = mim_resolve(w, mim_app_arg(T));
+    uint64_t p, e;
+    bool lit = pe && mim_def_node(pe) == MIM_TUPLE && mim_def_num_ops(pe) == 2 && mim_def_lit(mim_def_op(pe, 0), &p) &&
+               mim_def_lit(mim_def_op(pe, 1), &e) && p + e < 64;
+    return mim_lit(w, T, lit ? (uint64_t)1 << (p + e) : 0);
+}
+static MimDef *fadd(MimWorld *w, MimDef *a, MimDef *b) {
+    if (!a) return b;
+    if (!b) return a;
+    MimDef *T = mim_def_type(a);
+    MimDef *c = mim_app(w, annex(w, MIM_math_arith_add), mim_app_arg(T));
+    c = mim_app(w, c, mim_lit_nat(w, 0));
+    return mim_app(w, c, mim_pair(w, a, b));
+}
+static MimDef *size_of_idx(MimDef *T) { return mim_app_arg(T); }
+static MimDef *iop(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) { /* wrap.add/sub/mul on I64 */
+    MimDef *c = mim_app(w, annex(w, id), mim_lit_nat(w, 0));
+    c = mim_app(w, c, mim_lit_nat(w, 0));
+    return mim_app(w, c, mim_pair(w, a, b));
+}
+static MimDef *icmp(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
+    MimDef *c = mim_app(w, annex(w, id), size_of_idx(mim_def_type(a)));
+    return mim_app(w, c, mim_pair(w, a, b));
+}
+static MimDef *i64(Rev *rv, uint64_t v) { return mim_lit(rv->w, rv->I64, v); }
+static MimDef *bitcast(MimWorld *w, MimDef *D, MimDef *x) {
+    MimDef *c = mim_app(w, annex(w, MIM_core_bitcast), mim_def_type(x));
+    c = mim_app(w, c, D);
+    return mim_app(w, c, x);
+}
+static MimDef *conv_u(MimWorld *w, MimDef *ss, MimDef *ds, MimDef *x) {
+    MimDef *c = mim_app(w, annex(w, MIM_core_conv_u), ss);
+    c = mim_app(w, c, ds);
+    return mim_app(w, c, x);
+}
+static bool is_i64(MimWorld *w, MimDef *T) {
+    uint64_t s;
+    return autodiff_is_idx(w, T) && mim_def_lit(size_of_idx(T), &s) && s == 0;
+}
+/* a value of a leaf type (Idx s, F64) as a tape word and back */
+static MimDef *to_word(Rev *rv, MimDef *v, MimDef *T) {
+    MimWorld *w = rv->w;
+    if (is_float(T)) return bitcast(w, rv->I64, v);
+    if (is_i64(w, T)) return v;
+    return conv_u(w, size_of_idx(T), mim_lit_nat(w, 0), v);
+}
+static MimDef *from_word(Rev *rv, MimDef *v, MimDef *T) {
+    MimWorld *w = rv->w;
+    if (is_float(T)) return bitcast(w, T, v);
+    if (is_i64(w, T)) return v;
+    return conv_u(w, mim_lit_nat(w, 0), size_of_idx(T), v);
+}
+static bool wordable(Rev *rv, MimDef *T) {
+    if (is_float(T)) {
+        MimDef *pe = mim_resolve(rv->w, mim_app_arg(T));
+        uint64_t p, e;
+        return mim_def_node(pe) == MIM_TUPLE && mim_def_num_ops(pe) == 2 && mim_def_lit(mim_def_op(pe, 0), &p) &&
+               mim_def_lit(mim_def_op(pe, 1), &e) && p + e + 1 == 64;
+    }
+    return autodiff_is_idx(rv->w, T);
+}
+
+/* tape memory: the word at index i, loads and stores of words */
+/* (Nodes are built in separate statements: C leaves the evaluation order of
+ * arguments open, and gids must not depend on the compiler.) */
+static MimDef *tape_meta(Rev *rv) {
+    MimDef *arr = mim_arr(rv->w, mim_top(rv->w, mim_nat(rv->w)), rv->I64);
+    MimDef *zero = mim_lit_nat(rv->w, 0);
+    return mim_pair(rv->w, arr, zero);
+}
+static MimDef *tape_at(Rev *rv, MimDef *tp, MimDef *i) {
+    MimWorld *w = rv->w;
+    MimDef *top = mim_top(w, mim_nat(w));
+    MimDef *ops[3];
+    ops[0] = top;
+    ops[1] = mim_pack(w, top, rv->I64);
+    ops[2] = mim_lit_nat(w, 0);
+    MimDef *lea = mim_app(w, annex(w, MIM_mem_lea), mim_tuple(w, ops, 3));
+    return mim_app(w, lea, mim_pair(w, tp, i));
+}
+static MimDef *word_ty(Rev *rv) { return mim_pair(rv->w, rv->I64, mim_lit_nat(rv->w, 0)); }
+static MimDef *tape_load(Rev *rv, MimDef *m, MimDef *tp, MimDef *i) {
+    MimDef *ld = mim_app(rv->w, annex(rv->w, MIM_mem_load), word_ty(rv));
+    return mim_proj(rv->w, mim_app(rv->w, ld, mim_pair(rv->w, m, tape_at(rv, tp, i))), 2, 1);
+}
+static MimDef *tape_store(Rev *rv, MimDef *m, MimDef *tp, MimDef *i, MimDef *v) {
+    MimDef *st = mim_app(rv->w, annex(rv->w, MIM_mem_store), word_ty(rv));
+    MimDef *ops[3] = {m, tape_at(rv, tp, i), v};
+    return mim_app(rv->w, st, mim_tuple(rv->w, ops, 3));
+}
+
+static MimDef *named(MimWorld *w, MimDef *T, const char *a, MimDef *of) {
+    char name[160];
+    MimSym n = of ? mim_def_name(of) : NULL;
+    snprintf(name, sizeof name, "%s%s", a, n ? n : "b");
+    MimDef *l = mim_mut_lam(w, T);
+    if (l) mim_def_set_name(l, mim_world_sym(w, name));
+    return l;
+}
+static bool set_body(MimWorld *w, MimDef *lam, MimDef *body) {
+    return body && mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
+}
+
+/* the declaration of C's realloc: Cn [[M, TP, Nat], Cn [M, TP]] */
+static MimDef *realloc_fn(Rev *rv) {
+    if (*rv->realloc_fn) return *rv->realloc_fn;
+    MimWorld *w = rv->w;
+    MimDef *d[3] = {rv->M, rv->TP, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
+    MimDef *D = mim_sigma(w, d, 3);
+    MimDef *Rt = mim_sigma(w, r, 2);
+    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
+    if (l) mim_def_set_name(l, mim_world_sym(w, "realloc"));
+    return *rv->realloc_fn = l;
+}
+
+/* ---- f's shape: blocks, nested functions, leaves --------------------------------------- */
+
+/* A CPS function `Cn [A, Cn R]`, or flattened `Cn [D₁, …, Dₙ, Cn R]` (n > 0). */
+static bool fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
+    *n = 0;
+    if (mim_cps_fn_parts(w, T, A, R)) return true;
+    T = mim_resolve(w, T);
+    if (!is_cn(w, T)) return false;
+    MimDef *D = mim_resolve(w, mim_pi_dom(T));
+    size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
+    if (k < 3 || !is_cn(w, mim_def_op(D, k - 1))) return false;
+    MimDef *K = mim_resolve(w, mim_def_op(D, k - 1));
+    MimDef *X, *Y;
+    if (mim_cps_fn_parts(w, K, &X, &Y)) return false;
+    MimDef **ops = mim_xcalloc(k, sizeof *ops);
+    for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
+    *A = mim_sigma(w, ops, k - 1);
+    free(ops);
+    *R = mim_pi_dom(K);
+    *n = k - 1;
+    return true;
+}
+
+static bool is_function(MimWorld *w, MimDef *lam) {
+    MimSym name = mim_def_name(lam);
+    bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
+    MimDef *A, *R;
+    size_t n;
+    return !open && fn_parts(w, mim_def_type(lam), &A, &R, &n);
+}
+
+/* the blocks reachable from e (not entering nested functions) */
+static void collect(Rev *rv, MimDef *e, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_ptrmap_has(seen, e) || mim_def_is_const(e)) return;
+    mim_ptrmap_put(seen, e, e);
+    if (mim_def_node(e) == MIM_VAR) return;
+    if (mim_def_node(e) == MIM_LAM && mim_def_is_mut(e)) {
+        if (e == rv->f || is_function(w, e) || !is_cn(w, mim_def_type(e)) || !mim_lam_body(e)) return;
+        vpush(&rv->blk, e);
+        mim_ptrmap_put(&rv->bid, e, (void *)(uintptr_t)rv->blk.n);
+        collect(rv, mim_lam_body(e), seen);
+        return;
+    }
+    if (mim_def_is_mut(e)) return;
+    for (size_t i = 0, n = mim_def_num_ops(e); i < n; ++i) collect(rv, mim_def_op(e, i), seen);
+}
+
+/* block index of lam, or -1 */
+static long block_of(Rev *rv, MimDef *lam) {
+    uintptr_t b = (uintptr_t)mim_ptrmap_get(&rv->bid, lam);
+    return b ? (long)b - 1 : -1;
+}
+
+/* The leaf `var(X)#i` (or var(X)): *X's block index and *i; false if d is not a
+ * leaf of a (non-entry) block of rv. */
+static bool block_leaf(Rev *rv, MimDef *d, long *b, size_t *i) {
+    MimWorld *w = rv->w;
+    MimDef *v = d;
+    uint64_t k = 0;
+    if (mim_def_node(d) == MIM_EXTRACT) {
+        v = mim_resolve(w, mim_def_op(d, 0));
+        if (!mim_def_lit(mim_def_op(d, 1), &k)) return false;
+    }
+    if (!v || mim_def_node(v) != MIM_VAR) return false;
+    MimDef *X = mim_def_op(v, 0);
+    long x = block_of(rv, X);
+    if (x <= 0) return false;
+    size_t n = arity(w, dom_of(w, X));
+    if (v == d && n != 1) return false;
+    *b = x, *i = (size_t)k;
+    return true;
+}
+static MimDef *leaf_key(Rev *rv, long b, size_t i) {
+    MimDef *X = rv->blk.d[b];
+    return mim_var_proj(rv->w, X, arity(rv->w, dom_of(rv->w, X)), i);
+}
+
+/* the top-level value of d (a parameter of f or of an enclosing function) */
+static MimDef *top_of(Rev *rv, MimDef *d, bool shadow) {
+    for (; rv; rv = rv->parent) {
+        MimDef *r = mim_ptrmap_get(shadow ? &rv->topsh : &rv->top, d);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+static bool top_is_mem(Rev *rv, MimDef *d) {
+    for (; rv; rv = rv->parent)
+        if (mim_ptrmap_has(&rv->topm, d)) return true;
+    return false;
+}
+
+/* ---- rebuilding f's expressions in a forward or backward block --------------------------- */
+
+typedef enum { CL_FWD, CL_BWD, CL_COPY } ClMode;
+typedef struct Cl {
+    Rev *rv;
+    ClMode mode;
+    long b;        /* the block being built */
+    MimDef *mem;   /* the current memory token (every %mem.M leaf of f's) */
+    MimDef *tp, *p; /* backward: the tape and the position of the record's block number */
+    MimPtrMap map;
+    MimPtrMap sh; /* backward: pointer ↦ shadow */
+} Cl;
+
+static MimDef *cl(Cl *c, MimDef *old);
+static MimDef *cl_cb(void *ctx, MimDef *op) { return cl(ctx, op); }
+
+/* the slot of leaf in the record of block b */
+static size_t slot_of(Rev *rv, long b, MimDef *leaf) {
+    Vec *s = &rv->slots[b];
+    for (size_t j = 0; j < s->n; ++j)
+        if (s->d[j] == leaf) return j;
+    vpush(s, leaf);
+    return s->n - 1;
+}
+
+static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    MimDef *T = comp_type(w, dom_of(w, rv->blk.d[x]), i);
+    if (is_mem(T)) return c->mem;
+    if (c->mode == CL_FWD) {
+        MimDef *fv = mim_var(w, rv->fwd[x]);
+        MimDef *args = mim_proj(w, fv, 2, 0);
+        return mim_proj(w, args, arity(w, dom_of(w, rv->blk.d[x])), i);
+    }
+    if (!wordable(rv, T)) return fail(rv, old, "a value of this type carried between blocks");
+    size_t j = slot_of(rv, c->b, leaf_key(rv, x, i));
+    MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    return from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
+}
+
+static MimDef *copy_fn(Rev *rv, MimDef *h);
+
+static MimDef *cl(Cl *c, MimDef *old) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    old = mim_resolve(w, old);
+    if (!old || rv->failed) return NULL;
+    MimDef *known = mim_ptrmap_get(&c->map, old);
+    if (known) return known;
+    if (mim_def_is_const(old)) return old;
+    if (mim_def_loc(old).begin.row) rv->use = mim_def_loc(old);
+    MimDef *res = NULL;
+    for (Rev *r = rv; r; r = r->parent) {
+        if (old != r->args_old) continue;
+        /* f's arguments as a whole: component-wise (a %mem.M is the current token) */
+        size_t n = arity(w, r->A);
+        MimDef **ops = mim_xcalloc(n, sizeof *ops);
+        bool ok = true;
+        for (size_t k = 0; k < n && ok; ++k) ok = (ops[k] = cl(c, mim_proj(w, old, n, k))) != NULL;
+        res = ok ? mim_tuple(w, ops, n) : NULL;
+        free(ops);
+        if (res) mim_ptrmap_put(&c->map, old, res);
+        return res;
+    }
+    MimDef *t = top_of(rv, old, false);
+    long x;
+    size_t i;
+    if (t) {
+        res = c->mode != CL_COPY && top_is_mem(rv, old) ? c->mem : t;
+    } else if (c->mode != CL_COPY && block_leaf(rv, old, &x, &i)) {
+        res = cl_leaf(c, old, x, i);
+    } else if (mim_def_node(old) == MIM_LAM && mim_def_is_mut(old)) {
+        if (c->mode != CL_COPY) return fail(rv, old, "the use of a function as a value");
+        MimDef *nl = named(w, mim_def_type(old), "", old);
+        if (!nl) return NULL;
+        mim_ptrmap_put(&c->map, old, nl);
+        MimDef *v = mim_var(w, old);
+        if (v) mim_ptrmap_put(&c->map, v, mim_var(w, nl));
+        MimDef *body = mim_lam_body(old);
+        if (!body) return fail(rv, old, "the function without body");
+        MimDef *b2 = cl(c, body);
+        return b2 && mim_lam_set(w, nl, mim_lam_filter(old), b2) ? nl : NULL;
+    } else if (mim_def_node(old) == MIM_VAR) {
+        return fail(rv, old, "the free variable");
+    } else if (mim_def_is_mut(old)) {
+        return fail(rv, old, "the expression");
+    } else {
+        if (mim_def_node(old) == MIM_APP && c->mode != CL_COPY) {
+            MimDef *ax = mim_app_axiom(old);
+            uint64_t id = ax ? mim_axiom_id(ax) : 0;
+            if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea &&
+                mim_match_annex(old, mim_annex_base(id)))
+                return fail(rv, ax, "the memory operation (only loads are supported)");
+            MimDef *g = mim_resolve(w, mim_app_callee(old));
+            if (g && mim_def_node(g) == MIM_LAM && mim_def_is_mut(g))
+                return fail(rv, old, "the call in the middle of a block");
+        }
+        size_t n = mim_def_num_ops(old);
+        MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+        bool changed = false;
+        if (mim_map_ops(w, old, cl_cb, c, ops, &changed)) res = changed ? mim_rebuild(w, old, mim_def_type(old), ops) : old;
+        free(ops);
+    }
+    if (res) mim_ptrmap_put(&c->map, old, res);
+    return res;
+}
+
+/* the shadow of the pointer expression old (backward) */
+static MimDef *shadow(Cl *c, MimDef *old) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    old = mim_resolve(w, old);
+    MimDef *known = mim_ptrmap_get(&c->sh, old);
+    if (known) return known;
+    MimDef *res = top_of(rv, old, true);
+    if (!res && mim_def_node(old) == MIM_APP) {
+        MimDef *g = mim_app_callee(old), *a = mim_app_arg(old);
+        if (mim_match(old, MIM_mem_lea)) {
+            MimDef *sp = shadow(c, mim_proj(w, a, 2, 0)), *i = sp ? cl(c, mim_proj(w, a, 2, 1)) : NULL;
+            if (!i) return NULL;
+            res = mim_app(w, g, mim_pair(w, sp, i));
+        } else if (mim_match(old, MIM_core_bitcast) && is_ptr(mim_def_type(a))) {
+            MimDef *sp = shadow(c, a);
+            if (!sp) return NULL;
+            res = mim_app(w, g, sp);
+        }
+    }
+    if (!res) return fail(rv, old, "the pointer (no shadow: only pointer arguments and offsets into them have one)");
+    mim_ptrmap_put(&c->sh, old, res);
+    return res;
+}
+
+/* ---- the forward sweep ----------------------------------------------------------------- */
+
+/* the %mem.M component of the value v of type T, or dflt */
+static MimDef *mem_of(MimWorld *w, MimDef *v, MimDef *T, MimDef *dflt) {
+    size_t n = arity(w, T);
+    for (size_t i = 0; i < n; ++i)
+        if (is_mem(comp_type(w, T, i))) return mim_proj(w, v, n, i);
+    return dflt;
+}
+
+static MimDef *state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *cap) {
+    MimDef *ops[4] = {m, tp, pos, cap};
+    return mim_tuple(rv->w, ops, 4);
+}
+
+static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res);
+
+/* The jump to k (a block or f's return continuation) with the value r. */
+static MimDef *fwd_goto(Cl *c, MimDef *k, MimDef *r, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    MimDef *m = mem_of(w, r, mim_def_type(r), c->mem);
+    if (k == rv->kold) return bwd_start(rv, m, tp, pos, r);
+    long b = block_of(rv, k);
+    if (b <= 0) return fail(rv, k, "the continuation");
+    return mim_app(w, rv->fwd[b], mim_pair(w, r, state(rv, m, tp, pos, cap)));
+}
+
+static bool split_call(Rev *rv, MimDef *h, MimDef *arg, MimDef **args, MimDef **k, size_t *n) {
+    MimWorld *w = rv->w;
+    MimDef *A, *R;
+    if (!fn_parts(w, mim_def_type(h), &A, &R, n)) return false;
+    if (*n) {
+        MimDef **ops = mim_xcalloc(*n, sizeof *ops);
+        for (size_t i = 0; i < *n; ++i) ops[i] = mim_proj(w, arg, *n + 1, i);
+        *args = mim_tuple(w, ops, *n);
+        free(ops);
+        *k = mim_resolve(w, mim_proj(w, arg, *n + 1, *n));
+    } else {
+        *args = mim_proj(w, arg, 2, 0);
+        *k = mim_resolve(w, mim_proj(w, arg, 2, 1));
+    }
+    return true;
+}
+/* h (args, k) with the flattening of h's type */
+static MimDef *call(MimWorld *w, MimDef *h, MimDef *args, MimDef *k, size_t n) {
+    if (!n) return mim_app(w, h, mim_pair(w, args, k));
+    MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) ops[i] = mim_proj(w, args, n, i);
+    ops[n] = k;
+    MimDef *r = mim_app(w, h, mim_tuple(w, ops, n + 1));
+    free(ops);
+    return r;
+}
+
+static bool split_call(Rev *rv, MimDef *h, MimDef *arg, MimDef **args, MimDef **k, size_t *n);
+
+/* The callee and argument of the terminator body; a call of a function
+ * inlined as a block (inl) is a jump to that block with the arguments. */
+static void target(Rev *rv, MimDef *body, MimDef **g, MimDef **a) {
+    MimWorld *w = rv->w;
+    *g = mim_resolve(w, mim_app_callee(body)), *a = mim_app_arg(body);
+    MimDef *hb = mim_ptrmap_get(&rv->inl, body), *args, *k;
+    size_t n;
+    if (hb && split_call(rv, *g, *a, &args, &k, &n)) *g = hb, *a = args;
+}
+
+/* The end of a forward block: the primal terminator with the tape state. */
+static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    body = mim_resolve(w, body);
+    if (mim_def_node(body) != MIM_APP) return fail(rv, body, "the block body");
+    if (mim_def_loc(body).begin.row) rv->use = mim_def_loc(body);
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
+    if (g == rv->kold || block_of(rv, g) > 0) {
+        MimDef *a2 = cl(c, a);
+        return a2 ? fwd_goto(c, g, a2, tp, pos, cap) : NULL;
+    }
+    if (mim_def_node(g) == MIM_EXTRACT) { /* a branch */
+        MimDef *tup = mim_resolve(w, mim_def_op(g, 0));
+        size_t n = tup && mim_def_node(tup) == MIM_TUPLE ? mim_def_num_ops(tup) : 0;
+        MimDef **ts = mim_xcalloc(n + 1, sizeof *ts);
+        bool ok = n > 0;
+        for (size_t i = 0; ok && i < n; ++i) {
+            long b = block_of(rv, mim_resolve(w, mim_def_op(tup, i)));
+            ok = b > 0;
+            if (ok) ts[i] = rv->fwd[b];
+        }
+        MimDef *idx = ok ? cl(c, mim_def_op(g, 1)) : NULL, *a2 = idx ? cl(c, a) : NULL, *res = NULL;
+        if (a2) {
+            MimDef *m = mem_of(w, a2, mim_def_type(a2), c->mem);
+            MimDef *sel = mim_extract(w, mim_tuple(w, ts, n), idx);
+            res = mim_app(w, sel, mim_pair(w, a2, state(rv, m, tp, pos, cap)));
+        } else if (!ok) {
+            fail(rv, g, "the branch (its targets must be blocks of the function)");
+        }
+        free(ts);
+        return res;
+    }
+    if (mim_def_node(g) == MIM_LAM && mim_def_is_mut(g) && is_function(w, g)) { /* h (args, k) */
+        MimDef *args, *k;
+        size_t n;
+        if (!split_call(rv, g, a, &args, &k, &n)) return fail(rv, g, "the call");
+        MimDef *hc = copy_fn(rv, g), *args2 = hc ? cl(c, args) : NULL;
+        if (!args2) return NULL;
+        MimDef *kw = named(w, mim_def_type(k), "fwd_", k);
+        if (!kw) return NULL;
+        if (!set_body(w, kw, fwd_goto(c, k, mim_var(w, kw), tp, pos, cap))) return NULL;
+        return call(w, hc, args2, kw, n);
+    }
+    return fail(rv, g, "the call");
+}
+
+static long acc_of(Rev *rv, MimDef *leaf) {
+    uintptr_t j = (uintptr_t)mim_ptrmap_get(&rv->acc, leaf);
+    return j ? (long)j - 1 : -1;
+}
+
+/* block b has float parameters (accumulators) */
+static bool has_acc(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    size_t n = arity(w, dom_of(w, rv->blk.d[b]));
+    for (size_t i = 0; i < n; ++i)
+        if (acc_of(rv, leaf_key(rv, b, i)) >= 0) return true;
+    return false;
+}
+
+/* B's reverse does nothing: B jumps or branches to blocks without float
+ * parameters (no adjoint to take over, nothing to propagate) */
+static bool is_trivial(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
+    if (mim_def_node(body) != MIM_APP) return false;
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
+    long t = block_of(rv, g);
+    if (t > 0) return !has_acc(rv, t);
+    if (mim_def_node(g) != MIM_EXTRACT) return false;
+    MimDef *tup = mim_resolve(w, mim_def_op(g, 0));
+    if (!tup || mim_def_node(tup) != MIM_TUPLE) return false;
+    for (size_t i = 0, n = mim_def_num_ops(tup); i < n; ++i) {
+        long k = block_of(rv, mim_resolve(w, mim_def_op(tup, i)));
+        if (k <= 0 || has_acc(rv, k)) return false;
+    }
+    return true;
+}
+
+/* fwd_B: push B's record (growing the tape when full), then B's statements */
+static bool build_fwd(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    MimDef *B = rv->blk.d[b], *fl = rv->fwd[b];
+    MimDef *fv = mim_var(w, fl);
+    MimDef *S = mim_proj(w, fv, 2, 1);
+    MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
+    MimDef *cap = mim_proj(w, S, 4, 3);
+    if (rv->trivial[b]) { /* no record: B's statements only */
+        Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
+        bool ok = set_body(w, fl, fwd_term(&c, mim_lam_body(B), tp, pos, cap));
+        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+        return ok && !rv->failed;
+    }
+    size_t n = rv->slots[b].n;
+    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + 1));
+    /* go (m, tp, cap): the stores and the statements */
+    MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
+    MimDef *go = named(w, mim_cn(w, mim_sigma(w, gd, 3)), "fwd_go_", B);
+    MimDef *gv = mim_var(w, go);
+    MimDef *m = mim_proj(w, gv, 3, 0), *gtp = mim_proj(w, gv, 3, 1), *gcap = mim_proj(w, gv, 3, 2);
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m};
+    bool ok = false;
+    for (size_t j = 0; j < n; ++j) {
+        MimDef *leaf = rv->slots[b].d[j];
+        MimDef *v = cl(&c, leaf);
+        if (!v) goto out;
+        MimDef *at = iop(w, MIM_core_wrap_add, pos, i64(rv, n - 1 - j));
+        long x;
+        size_t i;
+        MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
+        m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
+    }
+    MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+    MimDef *id = i64(rv, (uint64_t)b - 1);
+    m = tape_store(rv, m, gtp, at_id, id);
+    c.mem = m;
+    MimDef *body = fwd_term(&c, mim_lam_body(B), gtp, need, gcap);
+    if (!set_body(w, go, body)) goto out;
+    /* grow: realloc to 2·cap + n + 1 words */
+    MimDef *nogrow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_keep_", B);
+    MimDef *grow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_grow_", B);
+    MimDef *rd[2] = {rv->M, rv->TP};
+    MimDef *grown = named(w, mim_cn(w, mim_sigma(w, rd, 2)), "fwd_grown_", B);
+    MimDef *twice = iop(w, MIM_core_wrap_mul, cap, i64(rv, 2));
+    MimDef *extra = i64(rv, n + 1);
+    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, extra);
+    MimDef *gn = mim_var(w, grown);
+    MimDef *go_args[3];
+    go_args[0] = mim_proj(w, gn, 2, 0);
+    go_args[1] = mim_proj(w, gn, 2, 1);
+    go_args[2] = newcap;
+    if (!set_body(w, grown, mim_app(w, go, mim_tuple(w, go_args, 3)))) goto out;
+    MimDef *bytes = bitcast(w, mim_nat(w), iop(w, MIM_core_wrap_mul, newcap, i64(rv, 8)));
+    MimDef *ra[3] = {m0, tp, bytes};
+    MimDef *rf = realloc_fn(rv);
+    if (!rf || !set_body(w, grow, mim_app(w, rf, mim_pair(w, mim_tuple(w, ra, 3), grown)))) goto out;
+    MimDef *ka[3] = {m0, tp, cap};
+    if (!set_body(w, nogrow, mim_app(w, go, mim_tuple(w, ka, 3)))) goto out;
+    MimDef *full = icmp(w, MIM_core_icmp_ul, cap, need);
+    MimDef *br[2] = {nogrow, grow};
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), full);
+    ok = set_body(w, fl, mim_app(w, sel, mim_unit(w)));
+out:
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    return ok && !rv->failed;
+}
+
+/* ---- the backward sweep ---------------------------------------------------------------- */
+
+/* the backward state: [M, TP, I64 (tape position), R (f's result), accumulators…] */
+enum { S_M, S_TP, S_POS, S_RES, S_ACC };
+
+static MimDef *bwd_state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res, MimDef **acc) {
+    MimWorld *w = rv->w;
+    size_t n = S_ACC + rv->accT.n;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    ops[S_M] = m, ops[S_TP] = tp, ops[S_POS] = pos, ops[S_RES] = res;
+    for (size_t j = 0; j < rv->accT.n; ++j) ops[S_ACC + j] = acc[j] ? acc[j] : fzero(w, rv->accT.d[j]);
+    MimDef *s = mim_tuple(w, ops, n);
+    free(ops);
+    return s;
+}
+
+static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res) {
+    MimDef **acc = mim_xcalloc(rv->accT.n + 1, sizeof *acc);
+    MimDef *s = bwd_state(rv, m, tp, pos, res, acc);
+    free(acc);
+    return mim_app(rv->w, rv->loop, s);
+}
+
+/* adjoints of the expressions of one block (old ↦ new adjoint) */
+typedef struct Adj {
+    Cl *c;
+    MimPtrMap adj;
+    MimDef **acc; /* the accumulators, updated in place */
+} Adj;
+
+
+static bool adj_add2(Adj *ad, MimDef *old, MimDef *v, size_t n, size_t i);
+
+/* adds v to the adjoint of old */
+static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
+    Rev *rv = ad->c->rv;
+    MimWorld *w = rv->w;
+    old = mim_resolve(w, old);
+    if (!v) return true;
+    MimDef *T = mim_def_type(old);
+    long x;
+    size_t i;
+    MimDef *t = top_of(rv, old, false);
+    if (mim_def_node(old) == MIM_TUPLE) {
+        size_t n = mim_def_num_ops(old);
+        for (size_t k = 0; k < n; ++k)
+            if (!adj_add(ad, mim_def_op(old, k), mim_proj(w, v, n, k))) return false;
+        return true;
+    }
+    uint64_t np;
+    if (mim_def_node(old) == MIM_PACK && !mim_def_is_mut(old) && mim_literal_arity(w, old, &np) && np <= 64) {
+        for (uint64_t k = 0; k < np; ++k) /* ‹n; e›: e gets every component */
+            if (!adj_add(ad, mim_def_op(old, 0), mim_proj(w, v, np, k))) return false;
+        return true;
+    }
+    if (t || block_leaf(rv, old, &x, &i)) {
+        long j = acc_of(rv, old);
+        if (j >= 0) ad->acc[j] = fadd(w, ad->acc[j], v);
+        else if (is_float(T)) {
+            if (t && rv->parent && !mim_ptrmap_get(&rv->top, old)) return fail(rv, old, "the float of an enclosing function") != NULL;
+        }
+        return true;
+    }
+    if (mim_def_node(old) == MIM_VAR || old == rv->args_old) { /* a whole tuple of leaves */
+        size_t n = arity(w, T);
+        for (size_t k = 0; k < n; ++k)
+            if (!adj_add2(ad, old, v, n, k)) return false;
+        return true;
+    }
+    if (mim_match(old, MIM_mem_load)) { /* (m, x) as a whole: x's adjoint */
+        size_t n = arity(w, T);
+        return adj_add2(ad, old, v, n, n - 1);
+    }
+    if (!is_float(T)) {
+        if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T)) return true;
+        return fail(rv, old, "the expression of this type") != NULL;
+    }
+    /* the value of a load: its adjoint is kept on the load itself (the
+     * pair (m, x) may be used as a whole, without this extract) */
+    if (mim_def_node(old) == MIM_EXTRACT) {
+        MimDef *ld = mim_resolve(w, mim_def_op(old, 0));
+        uint64_t k;
+        if (mim_match(ld, MIM_mem_load) && mim_def_lit(mim_def_op(old, 1), &k) && k == 1) old = ld;
+    }
+    MimDef *prev = mim_ptrmap_get(&ad->adj, old);
+    mim_ptrmap_put(&ad->adj, old, fadd(w, prev, v));
+    return true;
+}
+
+/* adds component i of v to the adjoint of component i of old (arity n) */
+static bool adj_add2(Adj *ad, MimDef *old, MimDef *v, size_t n, size_t i) {
+    MimDef *oi = mim_proj(ad->c->rv->w, old, n, i);
+    MimDef *vi = mim_proj(ad->c->rv->w, v, n, i);
+    return adj_add(ad, oi, vi);
+}
+
+/* post-order of the expressions below e (within the block) */
+static void topo(Rev *rv, MimDef *e, MimPtrMap *seen, Vec *out) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_def_is_mut(e) || mim_def_node(e) == MIM_VAR || mim_ptrmap_has(seen, e)) return;
+    mim_ptrmap_put(seen, e, e);
+    for (size_t i = 0, n = mim_def_num_ops(e); i < n; ++i) topo(rv, mim_def_op(e, i), seen, out);
+    vpush(out, e);
+}
+
+/* the adjoint of one expression, propagated to its operands */
+static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
+    Cl *c = ad->c;
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    if (mim_match(e, MIM_mem_load)) { /* x = p[i]: shadow_p[i] += x̄ */
+        {
+            MimDef *t = e;
+            MimDef *g = mim_app_callee(t);
+            MimDef *sp = shadow(c, mim_proj(w, mim_app_arg(t), 2, 1));
+            if (!sp) return false;
+            MimDef *r = mim_app(w, g, mim_pair(w, c->mem, sp));
+            MimDef *st = mim_app(w, annex(w, MIM_mem_store), mim_app_arg(g));
+            MimDef *ops[3];
+            ops[0] = mim_proj(w, r, 2, 0);
+            ops[1] = sp;
+            ops[2] = fadd(w, mim_proj(w, r, 2, 1), s);
+            c->mem = mim_app(w, st, mim_tuple(w, ops, 3));
+            return true;
+        }
+    }
+    if (mim_def_node(e) == MIM_EXTRACT) {
+        MimDef *t = mim_resolve(w, mim_def_op(e, 0));
+        if (t && mim_def_node(t) == MIM_TUPLE) { /* a select (a, b)#c: s to the chosen one */
+            MimDef *idx = cl(c, mim_def_op(e, 1));
+            if (!idx) return false;
+            size_t n = mim_def_num_ops(t);
+            MimDef **ops = mim_xcalloc(n, sizeof *ops);
+            MimDef *z = fzero(w, mim_def_type(e));
+            bool ok = true;
+            for (size_t k2 = 0; k2 < n && ok; ++k2) {
+                for (size_t j = 0; j < n; ++j) ops[j] = j == k2 ? s : z;
+                ok = adj_add(ad, mim_def_op(t, k2), mim_extract(w, mim_tuple(w, ops, n), idx));
+            }
+            free(ops);
+            return ok;
+        }
+        return fail(rv, e, "the extract") != NULL;
+    }
+    if (mim_def_node(e) == MIM_APP) {
+        AdMathKind k = autodiff_math_kind(e);
+        MimDef *ax = mim_app_axiom(e);
+        if (k == AD_MATH_ZERO) return true;
+        if (k == AD_MATH_NOT || k == AD_MATH_NONE)
+            return fail(rv, ax ? ax : e, "the operation (no derivative)") != NULL;
+        if (mim_def_dep(mim_app_callee(e)) & MIM_DEP_VAR) return fail(rv, ax, "the axiom with a variable format or mode") != NULL;
+        MimDef *a = mim_app_arg(e);
+        uint64_t id = mim_axiom_id(ax);
+        if (id == MIM_math_arith_add || id == MIM_math_arith_sub) { /* linear: no primal values needed */
+            MimDef *ns = s;
+            if (id == MIM_math_arith_sub) {
+                MimDef *sub = mim_app(w, mim_app_callee(e), mim_pair(w, fzero(w, mim_def_type(e)), s));
+                ns = sub;
+            }
+            return adj_add(ad, mim_proj(w, a, 2, 0), s) && adj_add(ad, mim_proj(w, a, 2, 1), ns);
+        }
+        MimDef *a2 = cl(c, a), *r2 = a2 ? cl(c, e) : NULL;
+        if (!r2) return false;
+        MimDef *t = autodiff_math_tangent(w, e, a2, r2, s);
+        if (!t) return fail(rv, ax, "the axiom (no derivative)") != NULL;
+        return adj_add(ad, a, t);
+    }
+    return fail(rv, e, "the expression") != NULL;
+}
+
+/* propagates the seeded adjoints through the expressions below root */
+static bool propagate(Adj *ad, MimDef *root) {
+    Rev *rv = ad->c->rv;
+    MimPtrMap seen = {0};
+    Vec order = {0};
+    topo(rv, root, &seen, &order);
+    bool ok = true;
+    for (size_t k = order.n; ok && k-- > 0;) {
+        MimDef *s = mim_ptrmap_get(&ad->adj, order.d[k]);
+        if (s) ok = adj_node(ad, order.d[k], s);
+    }
+    mim_ptrmap_free(&seen);
+    free(order.d);
+    return ok && !rv->failed;
+}
+
+/* the seeds of a jump into the block k with the argument a: the
+ * accumulators of k's float parameters (then cleared) */
+static bool seed_jump(Adj *ad, long k, MimDef *a) {
+    Rev *rv = ad->c->rv;
+    MimWorld *w = rv->w;
+    MimDef *K = rv->blk.d[k];
+    size_t n = arity(w, dom_of(w, K));
+    /* all seeds are read and cleared before any is propagated: the
+     * argument may use k's own parameters (a loop's previous values) */
+    MimDef **seeds = mim_xcalloc(n, sizeof *seeds);
+    for (size_t i = 0; i < n; ++i) {
+        long j = acc_of(rv, leaf_key(rv, k, i));
+        if (j < 0) continue;
+        seeds[i] = ad->acc[j];
+        ad->acc[j] = NULL;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; ++i)
+        if (seeds[i]) ok = adj_add(ad, mim_proj(w, a, n, i), seeds[i]);
+    free(seeds);
+    return ok;
+}
+
+static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
+
+/* The reverse of block b, built into lam (state S): seeds from its
+ * terminator, then the propagation; returns false after an error. */
+static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
+    MimWorld *w = rv->w;
+    MimDef *B = rv->blk.d[b];
+    size_t ns = S_ACC + rv->accT.n;
+    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = p};
+    c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
+    c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
+    Adj ad = {.c = &c};
+    ad.acc = mim_xcalloc(rv->accT.n + 1, sizeof *ad.acc);
+    for (size_t j = 0; S && j < rv->accT.n; ++j) ad.acc[j] = mim_proj(w, S, ns, S_ACC + j);
+    bool ok = false;
+    MimDef *body = mim_resolve(w, mim_lam_body(B));
+    if (mim_def_loc(body).begin.row) rv->use = mim_def_loc(body);
+    MimDef *g, *a;
+    target(rv, body, &g, &a);
+    MimDef *res = S ? mim_proj(w, S, ns, S_RES) : NULL;
+    if (g == rv->kold) { /* return: the seed is ȳ */
+        size_t n = arity(w, rv->R);
+        for (size_t i = 0; i < n; ++i)
+            if (is_float(comp_type(w, rv->R, i)) && !adj_add2(&ad, a, rv->ybar, n, i))
+                goto out;
+    } else if (block_of(rv, g) > 0) {
+        if (!seed_jump(&ad, block_of(rv, g), a)) goto out;
+    } else if (mim_def_node(g) == MIM_EXTRACT) {
+        MimDef *tup = mim_resolve(w, mim_def_op(g, 0));
+        size_t n = mim_def_num_ops(tup);
+        size_t na = arity(w, dom_of(w, mim_resolve(w, mim_def_op(tup, 0))));
+        MimDef *idx = NULL;
+        MimDef **bseeds = mim_xcalloc(na + 1, sizeof *bseeds);
+        for (size_t i = 0; i < na; ++i) {
+            /* component i: the accumulator of the chosen target; the chosen one is cleared */
+            MimDef **sv = mim_xcalloc(n, sizeof *sv);
+            long *js = mim_xcalloc(n, sizeof *js);
+            bool any = false;
+            MimDef *T = NULL;
+            for (size_t k = 0; k < n; ++k) {
+                js[k] = acc_of(rv, leaf_key(rv, block_of(rv, mim_resolve(w, mim_def_op(tup, k))), i));
+                if (js[k] >= 0) any = true, T = rv->accT.d[js[k]];
+            }
+            if (any && !idx) idx = cl(&c, mim_def_op(g, 1));
+            if (any && idx) {
+                for (size_t k = 0; k < n; ++k) sv[k] = js[k] >= 0 && ad.acc[js[k]] ? ad.acc[js[k]] : fzero(w, T);
+                MimDef *seed = mim_extract(w, mim_tuple(w, sv, n), idx);
+                for (size_t k = 0; k < n; ++k) {
+                    if (js[k] < 0) continue;
+                    MimDef *cur = ad.acc[js[k]] ? ad.acc[js[k]] : fzero(w, T);
+                    for (size_t k2 = 0; k2 < n; ++k2)
+                        sv[k2] = block_of(rv, mim_resolve(w, mim_def_op(tup, k2))) ==
+                                         block_of(rv, mim_resolve(w, mim_def_op(tup, k)))
+                                     ? fzero(w, T)
+                                     : cur;
+                    ad.acc[js[k]] = mim_extract(w, mim_tuple(w, sv, n), idx);
+                }
+                bseeds[i] = seed;
+            }
+            free(sv);
+            free(js);
+            if (any && !idx) {
+                free(bseeds);
+                goto out;
+            }
+        }
+        bool bok = true;
+        for (size_t i = 0; i < na && bok; ++i)
+            if (bseeds[i]) bok = adj_add(&ad, mim_proj(w, a, na, i), bseeds[i]);
+        free(bseeds);
+        if (!bok) goto out;
+    } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) { /* h (args, k): h_vjp, then the rest */
+        MimDef *args, *k;
+        size_t nf;
+        if (!split_call(rv, g, a, &args, &k, &nf)) goto out;
+        MimDef *hv = vjp_of(rv, g);
+        if (!hv) goto out;
+        MimDef *Ah, *Rh;
+        size_t dummy;
+        fn_parts(w, mim_def_type(g), &Ah, &Rh, &dummy);
+        size_t nr = arity(w, Rh), na = arity(w, Ah);
+        MimDef **rb = mim_xcalloc(nr + na + 1, sizeof *rb);
+        long kb = block_of(rv, k);
+        MimDef *args2 = cl(&c, args);
+        for (size_t i = 0; args2 && i < nr; ++i) {
+            MimDef *T = comp_type(w, Rh, i);
+            if (k == rv->kold) rb[i] = mim_proj(w, rv->ybar, nr, i);
+            else if (is_float(T)) {
+                long j = kb > 0 ? acc_of(rv, leaf_key(rv, kb, i)) : -1;
+                rb[i] = j >= 0 && ad.acc[j] ? ad.acc[j] : fzero(w, T);
+                if (j >= 0) ad.acc[j] = NULL;
+            } else rb[i] = is_mem(T) ? c.mem : mim_bot(w, T);
+        }
+        MimDef *rbar = args2 ? tuple_n(w, rb, nr) : NULL;
+        for (size_t i = 0; rbar && i < na; ++i) { /* the shadows of h's arguments */
+            MimDef *T = comp_type(w, Ah, i), *ai = mim_proj(w, args, na, i);
+            rb[i] = is_ptr(T) ? shadow(&c, ai) : is_mem(T) ? c.mem : is_float(T) ? fzero(w, T) : mim_proj(w, args2, na, i);
+            if (!rb[i]) rbar = NULL;
+        }
+        MimDef *sargs = rbar ? tuple_n(w, rb, na) : NULL;
+        free(rb);
+        if (!sargs) goto out;
+        MimDef *cd[2] = {Rh, Ah};
+        MimDef *cont = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "bwd_cont_", B);
+        MimDef *cv = mim_var(w, cont);
+        MimDef *abar = mim_proj(w, cv, 2, 1);
+        MimDef *in[3] = {args2, sargs, rbar};
+        MimDef *callb = mim_app(w, hv, mim_pair(w, mim_tuple(w, in, 3), cont));
+        if (!set_body(w, lam, callb)) goto out;
+        c.mem = mem_of(w, abar, Ah, c.mem);
+        for (size_t i = 0; i < na; ++i)
+            if (is_float(comp_type(w, Ah, i)) && !adj_add2(&ad, args, abar, na, i))
+                goto out;
+        lam = cont;
+        a = args;
+        if (!S) res = mim_proj(w, cv, 2, 0); /* a tail call of the whole function: h's result */
+    } else {
+        fail(rv, g, "the call");
+        goto out;
+    }
+    if (!propagate(&ad, a)) goto out;
+    {
+        MimDef *end;
+        if (b == 0) {
+            end = bwd_finish(rv, &ad, res, S != NULL);
+        } else {
+            MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
+            end = mim_app(w, rv->loop, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc));
+        }
+        ok = set_body(w, lam, end);
+    }
+out:
+    free(ad.acc);
+    mim_ptrmap_free(&ad.adj);
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    return ok && !rv->failed;
+}
+
+/* the end of the backward sweep (after block 0's reverse): free the tape
+ * and return (result, x̄) */
+static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
+    MimWorld *w = rv->w;
+    Cl *c = ad->c;
+    MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
+    MimDef *m = tape ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    size_t nr = arity(w, rv->R), na = arity(w, rv->A);
+    size_t nmax = nr > na ? nr : na;
+    MimDef **ops = mim_xcalloc(nmax + 1, sizeof *ops);
+    for (size_t i = 0; i < nr; ++i) ops[i] = is_mem(comp_type(w, rv->R, i)) ? m : mim_proj(w, res, nr, i);
+    MimDef *r = tuple_n(w, ops, nr);
+    for (size_t i = 0; i < na; ++i) {
+        MimDef *T = comp_type(w, rv->A, i);
+        MimDef *key = rv->nflat ? mim_var_proj(w, rv->f, rv->nflat + 1, i)
+                                : mim_proj(w, mim_var_proj(w, rv->f, 2, 0), na, i);
+        long j = acc_of(rv, key);
+        if (is_mem(T)) ops[i] = m;
+        else if (j >= 0) ops[i] = ad->acc[j] ? ad->acc[j] : fzero(w, T);
+        else if (is_ptr(T)) ops[i] = mim_proj(w, rv->sx, na, i);
+        else if (autodiff_is_idx(w, T)) ops[i] = mim_lit(w, T, 0);
+        else ops[i] = mim_bot(w, T);
+    }
+    MimDef *xb = tuple_n(w, ops, na);
+    free(ops);
+    return mim_app(w, rv->kret, mim_pair(w, r, xb));
+}
+
+/* bwd_loop: pop a record and dispatch on its block number; block 0's
+ * reverse when the tape is empty */
+static bool build_loop(Rev *rv) {
+    MimWorld *w = rv->w;
+    size_t ns = S_ACC + rv->accT.n, nb = rv->blk.n;
+    MimDef *S = mim_var(w, rv->loop);
+    MimDef *pos = mim_proj(w, S, ns, S_POS);
+    MimDef *more = named(w, mim_cn(w, mim_unit_type(w)), "bwd_more_", rv->f);
+    MimDef *done = named(w, mim_cn(w, mim_unit_type(w)), "bwd_entry_", rv->f);
+    if (!build_bwd(rv, 0, done, S, NULL)) return false;
+    if (nb > 1) {
+        MimDef *p = iop(w, MIM_core_wrap_sub, pos, i64(rv, 1));
+        MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+        for (size_t i = 0; i < ns; ++i) ops[i] = i == S_POS ? p : mim_proj(w, S, ns, i);
+        MimDef *S2 = mim_tuple(w, ops, ns);
+        free(ops);
+        MimDef *target;
+        if (nb == 2) {
+            target = rv->bwd[1];
+        } else {
+            MimDef *sm = mim_proj(w, S, ns, S_M);
+            MimDef *stp = mim_proj(w, S, ns, S_TP);
+            MimDef *id = tape_load(rv, sm, stp, p);
+            MimDef *from = mim_lit_nat(w, 0);
+            MimDef *to = mim_lit_nat(w, nb - 1);
+            MimDef *idx = conv_u(w, from, to, id);
+            target = mim_extract(w, mim_tuple(w, rv->bwd + 1, nb - 1), idx);
+        }
+        if (!set_body(w, more, mim_app(w, target, S2))) return false;
+    } else if (!set_body(w, more, mim_app(w, done, mim_unit(w)))) {
+        return false;
+    }
+    MimDef *empty = icmp(w, MIM_core_icmp_e, pos, i64(rv, 0));
+    MimDef *br[2] = {more, done};
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
+    return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
+}
+
+/* ---- f_vjp ------------------------------------------------------------------------------ */
+
+/* a copy of the nested function h for forward sweeps (its free variables
+ * are parameters of enclosing functions) */
+static MimDef *copy_fn(Rev *rv, MimDef *h) {
+    MimDef *known = mim_ptrmap_get(rv->copies, h);
+    if (known) return known;
+    /* functions h calls are copied with it (sharing one copy between
+     * copies made it through closure conversion with a stale variable) */
+    Cl c = {.rv = rv, .mode = CL_COPY};
+    MimDef *r = cl(&c, h);
+    if (r) mim_ptrmap_put(rv->copies, h, r);
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    return r;
+}
+
+/* A nested function h called from one place of f (e.g. a function
+ * written for structure) becomes a block of f: its body with its return
+ * continuation replaced by the call's, so that its loops are taped in f's
+ * sweep instead of being redone by h_vjp in the backward sweep. Functions
+ * called from several places keep their own vjp (a checkpoint: its tape
+ * lives for one call). */
+static bool inline_once(Rev *rv, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    for (bool again = true; again;) {
+        again = false;
+        MimPtrMap count = {0}, site = {0};
+        for (size_t b = 0; b < rv->blk.n; ++b) {
+            MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
+            if (!body || mim_def_node(body) != MIM_APP) continue;
+            MimDef *g = mim_resolve(w, mim_app_callee(body));
+            if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || g == rv->f || !is_function(w, g) ||
+                mim_ptrmap_has(&rv->inlh, g))
+                continue;
+            uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
+            mim_ptrmap_put(&count, g, (void *)(c + 1));
+            mim_ptrmap_put(&site, g, body);
+        }
+        for (size_t i = 0; i < count.cap; ++i) {
+            MimDef *h = (MimDef *)count.slots[i].key;
+            if (!h || (uintptr_t)count.slots[i].val != 1 || !mim_lam_body(h)) continue;
+            MimDef *body = mim_ptrmap_get(&site, h), *args, *k, *A, *R;
+            size_t n;
+            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !fn_parts(w, mim_def_type(h), &A, &R, &n))
+                continue;
+            bool ptr = false; /* pointer arguments need shadows: h keeps its vjp */
+            for (size_t j = 0, na = arity(w, A); j < na; ++j) ptr |= is_ptr(comp_type(w, A, j));
+            if (ptr) continue;
+            MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
+            if (!hb) return false;
+            MimDef *v = mim_var(w, hb), *arg;
+            if (n) {
+                MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+                for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+                ops[n] = k;
+                arg = mim_tuple(w, ops, n + 1);
+                free(ops);
+            } else {
+                arg = mim_pair(w, v, k);
+            }
+            MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
+            if (!set_body(w, hb, hbody)) return false;
+            mim_ptrmap_put(&rv->inl, body, hb);
+            mim_ptrmap_put(&rv->inlh, h, h);
+            collect(rv, hb, seen);
+            again = true;
+        }
+        mim_ptrmap_free(&count), mim_ptrmap_free(&site);
+    }
+    return true;
+}
+
+static bool setup(Rev *rv, MimDef *fv) {
+    MimWorld *w = rv->w;
+    MimDef *f = rv->f, *var = mim_var(w, f);
+    size_t na = arity(w, rv->A);
+    MimDef *in = mim_proj(w, fv, 2, 0);
+    rv->x = mim_proj(w, in, 3, 0), rv->sx = mim_proj(w, in, 3, 1), rv->ybar = mim_proj(w, in, 3, 2);
+    rv->kret = mim_proj(w, fv, 2, 1);
+    if (!var) return false;
+    MimDef *args;
+    if (rv->nflat) {
+        rv->kold = mim_var_proj(w, f, rv->nflat + 1, rv->nflat);
+        MimDef **ops = mim_xcalloc(na + 1, sizeof *ops);
+        for (size_t i = 0; i < na; ++i) ops[i] = mim_var_proj(w, f, na + 1, i);
+        args = mim_tuple(w, ops, na);
+        free(ops);
+    } else {
+        rv->kold = mim_var_proj(w, f, 2, 1);
+        args = mim_var_proj(w, f, 2, 0);
+        if (na == 1) mim_ptrmap_put(&rv->top, args, rv->x);
+        else rv->args_old = mim_resolve(w, args);
+    }
+    rv->kold = mim_resolve(w, rv->kold);
+    rv->mpos = na;
+    vpush(&rv->blk, f);
+    mim_ptrmap_put(&rv->bid, f, (void *)(uintptr_t)1);
+    for (size_t i = 0; i < na; ++i) {
+        MimDef *T = comp_type(w, rv->A, i), *leaf = mim_resolve(w, mim_proj(w, args, na, i));
+        mim_ptrmap_put(&rv->top, leaf, mim_proj(w, rv->x, na, i));
+        if (is_ptr(T)) mim_ptrmap_put(&rv->topsh, leaf, mim_proj(w, rv->sx, na, i));
+        if (is_mem(T)) mim_ptrmap_put(&rv->topm, leaf, leaf);
+        if (is_mem(T) && rv->mpos == na) rv->mpos = i;
+        if (is_float(T)) {
+            vpush(&rv->accT, T);
+            mim_ptrmap_put(&rv->acc, leaf, (void *)(uintptr_t)rv->accT.n);
+        } else if (!is_mem(T) && !is_ptr(T) && !autodiff_is_idx(w, T)) {
+            return fail(rv, leaf, "the argument of this type") != NULL;
+        }
+    }
+    if (rv->mpos == na) return fail(rv, f, "the function without a %mem.M argument (use %autodiff.ad)") != NULL;
+    MimPtrMap seen = {0};
+    mim_ptrmap_put(&seen, f, f);
+    collect(rv, mim_lam_body(f), &seen);
+    bool ok = inline_once(rv, &seen);
+    mim_ptrmap_free(&seen);
+    if (!ok) return false;
+    for (size_t b = 1; b < rv->blk.n; ++b) {
+        MimDef *X = rv->blk.d[b], *D = dom_of(w, X);
+        size_t n = arity(w, D);
+        for (size_t i = 0; i < n; ++i) {
+            MimDef *T = comp_type(w, D, i);
+            if (is_float(T)) {
+                vpush(&rv->accT, T);
+                mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
+            } else if (is_ptr(T)) {
+                return fail(rv, X, "the block with a pointer parameter (a pointer carried between blocks has no shadow)") != NULL;
+            } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T)) {
+                return fail(rv, X, "the block with a parameter of this type") != NULL;
+            }
+        }
+    }
+    return true;
+}
+
+static MimDef *build(Rev *rv) {
+    MimWorld *w = rv->w;
+    MimDef *dom[3] = {rv->A, rv->A, rv->R}, *cod[2] = {rv->R, rv->A};
+    MimDef *Dom = mim_sigma(w, dom, 3);
+    MimDef *Cod = mim_sigma(w, cod, 2);
+    MimDef *T = mim_fn(w, Dom, Cod);
+    char name[160];
+    MimSym fname = mim_def_name(rv->f);
+    snprintf(name, sizeof name, "%s_vjp", fname ? fname : "f");
+    MimDef *fv = mim_mut_lam(w, T);
+    if (!fv) return NULL;
+    mim_def_set_name(fv, mim_world_sym(w, name));
+    mim_ptrmap_put(rv->memo, rv->f, fv);
+    if (!setup(rv, mim_var(w, fv))) return NULL;
+    size_t nb = rv->blk.n;
+    rv->slots = mim_xcalloc(nb, sizeof *rv->slots);
+    rv->fwd = mim_xcalloc(nb, sizeof *rv->fwd);
+    rv->bwd = mim_xcalloc(nb, sizeof *rv->bwd);
+    rv->trivial = mim_xcalloc(nb, sizeof *rv->trivial);
+    for (size_t b = 1; b < nb; ++b) rv->trivial[b] = is_trivial(rv, (long)b);
+    rv->I64 = mim_type_int(w, 64);
+    rv->M = annex(w, MIM_mem_M);
+    rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    MimDef *body0 = mim_resolve(w, mim_lam_body(rv->f));
+    MimDef *g0 = mim_def_node(body0) == MIM_APP ? mim_resolve(w, mim_app_callee(body0)) : NULL;
+    if (nb == 1 && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
+        MimDef *args, *k;
+        size_t n;
+        if (split_call(rv, g0, mim_app_arg(body0), &args, &k, &n) && k == rv->kold) {
+            /* f's body is a tail call of h (e.g. an η-wrapper): f_vjp calls
+             * h_vjp directly, without a forward sweep of its own */
+            return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
+        }
+    }
+    MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
+    MimDef *St = mim_sigma(w, sd, 4);
+    size_t ns = S_ACC + rv->accT.n;
+    MimDef **bs = mim_xcalloc(ns, sizeof *bs);
+    bs[S_M] = rv->M, bs[S_TP] = rv->TP, bs[S_POS] = rv->I64, bs[S_RES] = rv->R;
+    for (size_t j = 0; j < rv->accT.n; ++j) bs[S_ACC + j] = rv->accT.d[j];
+    rv->BS = mim_sigma(w, bs, ns);
+    free(bs);
+    rv->loop = named(w, mim_cn(w, rv->BS), "bwd_loop_", rv->f);
+    for (size_t b = 1; b < nb; ++b) {
+        MimDef *X = rv->blk.d[b];
+        MimDef *fd[2] = {dom_of(w, X), St};
+        rv->fwd[b] = named(w, mim_cn(w, mim_sigma(w, fd, 2)), "fwd_", X);
+        rv->bwd[b] = named(w, mim_cn(w, rv->BS), "bwd_", X);
+    }
+    /* backward first: it decides what the records hold */
+    for (size_t b = 1; b < nb; ++b) {
+        MimDef *S = mim_var(w, rv->bwd[b]);
+        if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
+    }
+    if (!build_loop(rv)) return NULL;
+    for (size_t b = 1; b < nb; ++b)
+        if (!build_fwd(rv, (long)b)) return NULL;
+    /* block 0: allocate the tape, then f's body */
+    size_t na = arity(w, rv->A);
+    MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
+    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
+    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mim_proj(w, r, 2, 0)};
+    MimDef *tp0 = mim_proj(w, r, 2, 1);
+    MimDef *pos0 = i64(rv, 0);
+    MimDef *cap0 = i64(rv, CAP0);
+    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    if (!body || rv->failed) return NULL;
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
+}
+
+static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f) {
+    MimWorld *w = mim_pass_world(p);
+    MimDef *known = mim_ptrmap_get(memo, f);
+    MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
+    if (known) {
+        if (known != f && !mim_lam_body(known)) {
+            mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) the recursive function '%s'",
+                           mim_def_name(f) ? mim_def_name(f) : "f");
+            mim_ptrmap_put(memo, f, f);
+            return NULL;
+        }
+        return known == f ? NULL : known;
+    }
+    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f};
+    if (parent) rv.use = parent->use;
+    MimDef *res = NULL;
+    if (!fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
+        mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) '%s': not a returning function",
+                       mim_def_name(f) ? mim_def_name(f) : "f");
+    } else {
+        res = build(&rv);
+    }
+    mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
+    for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.blk.d), free(rv.accT.d);
+    if (!res) {
+        mim_ptrmap_put(memo, f, f);
+        if (parent) parent->failed = true;
+    }
+    return res;
+}
+
+static MimDef *vjp_of(Rev *parent, MimDef *h) {
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h);
+}
+
+MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f);
+}
