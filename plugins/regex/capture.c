@@ -38,7 +38,7 @@
 #define NUM_CHARS 256
 /* The most TDFA states a capturing matcher may have (a robustness bound:
  * every state is a continuation with one parameter per register). */
-#define MAX_TSTATES 4096
+#define MAX_TSTATES 2048
 #define NO_STATE ((size_t)-1)
 /* register sources in a closure: NIL = never set (0), CUR = the current
  * position, else an old register r ≥ 1 */
@@ -298,6 +298,8 @@ typedef struct Det {
     uint8_t cls[NUM_CHARS]; /* class of each character (0: NUL) */
     int rep[NUM_CHARS];
     size_t num_classes;
+    uint64_t *live;  /* per NFA state, live_words words: the tags whose value may still be reported */
+    size_t live_words;
     /* scratch of a step */
     uint64_t *visited;
     MIM_VEC(uint32_t) out_q, out_rows, stack_q, stack_rows;
@@ -363,8 +365,9 @@ static void closure(Det *d) {
         if (d->visited[q / 64] >> (q % 64) & 1) continue;
         d->visited[q / 64] |= (uint64_t)1 << (q % 64);
         if (is_kernel(d, q)) {
+            const uint64_t *live = d->live + q * d->live_words;
             mim_vec_push(&d->out_q, (uint32_t)q);
-            for (size_t t = 0; t < d->tags; ++t) mim_vec_push(&d->out_rows, row[t]);
+            for (size_t t = 0; t < d->tags; ++t) mim_vec_push(&d->out_rows, live[t / 64] >> (t % 64) & 1 ? row[t] : NIL);
         }
         const TNState *st = &a->st.data[q];
         for (size_t e = st->edges.len; e-- > 0;) {
@@ -389,18 +392,24 @@ static size_t canonical_target(Det *d, size_t *ops_at, size_t old_regs) {
     *ops_at = d->ops.len;
     key[0] = (uint32_t)num;
     for (size_t j = 0; j < num; ++j) key[1 + j] = d->out_q.data[j];
-    for (size_t j = 0; j < num * d->tags; ++j) {
-        uint32_t src = d->out_rows.data[j];
-        if (src == NIL) {
-            key[1 + num + j] = NIL;
-            continue;
+    for (size_t t = 0; t < d->tags; ++t) {
+        /* registers hold one tag each: sharing a register between tags
+         * would make states differ by which tags happen to share one */
+        memset(map, 0, (old_regs + 2) * sizeof *map);
+        for (size_t j = 0; j < num; ++j) {
+            size_t at = j * d->tags + t;
+            uint32_t src = d->out_rows.data[at];
+            if (src == NIL) {
+                key[1 + num + at] = NIL;
+                continue;
+            }
+            size_t slot = src == CUR ? old_regs + 1 : src;
+            if (!map[slot]) {
+                map[slot] = ++regs;
+                mim_vec_push(&d->ops, src);
+            }
+            key[1 + num + at] = map[slot];
         }
-        size_t slot = src == CUR ? old_regs + 1 : src;
-        if (!map[slot]) {
-            map[slot] = ++regs;
-            mim_vec_push(&d->ops, src);
-        }
-        key[1 + num + j] = map[slot];
     }
     size_t s = det_find_or_add(d, key, regs);
     free(map);
@@ -435,12 +444,41 @@ static void det_classes(Det *d) {
     }
 }
 
+/* Tag liveness: t is live at q if some path from q to the final state
+ * does not set t, i.e. the value t has at q may be reported. A dead tag's
+ * register is dropped from the configuration (NIL), so that states that
+ * differ only in values that will be overwritten are one state: without
+ * this, patterns with a dozen groups needed thousands of states. */
+static void det_liveness(Det *d) {
+    const Tnfa *a = d->a;
+    size_t words = d->live_words = (d->tags + 63) / 64 ? (d->tags + 63) / 64 : 1;
+    d->live = mim_xcalloc(a->st.len * words, sizeof *d->live);
+    for (size_t t = 0; t < d->tags; ++t) d->live[d->final * words + t / 64] |= (uint64_t)1 << (t % 64);
+    for (bool changed = true; changed;) { /* to a fixed point; states are mostly numbered forwards */
+        changed = false;
+        for (size_t q = a->st.len; q-- > 0;) {
+            uint64_t *lq = d->live + q * words;
+            const TNState *st = &a->st.data[q];
+            for (size_t e = 0; e < st->edges.len; ++e) {
+                const TEdge *ed = &st->edges.data[e];
+                const uint64_t *lt = d->live + ed->to * words;
+                for (size_t i = 0; i < words; ++i) {
+                    uint64_t bits = lt[i];
+                    if (ed->tag >= 0 && (size_t)ed->tag / 64 == i) bits &= ~((uint64_t)1 << (ed->tag % 64));
+                    if (bits & ~lq[i]) lq[i] |= bits, changed = true;
+                }
+            }
+        }
+    }
+}
+
 /* The TDFA of a from start (final: the accepting NFA state); false if it
  * needs more than MAX_TSTATES states. Edge ops of the start: d->ops[0…). */
 static bool determinize(Det *d, size_t start) {
     size_t words = (d->a->st.len + 63) / 64;
     d->visited = mim_xcalloc(words, sizeof *d->visited);
     det_classes(d);
+    det_liveness(d);
     uint32_t *nil_row = mim_xcalloc(d->tags + 1, sizeof *nil_row);
     push_frame(d, start, nil_row);
     free(nil_row);
@@ -483,6 +521,19 @@ static bool determinize(Det *d, size_t start) {
             mim_vec_push(&d->trans, edge);
         }
     }
+    if (getenv("RXDBG")) {
+        fprintf(stderr, "tdfa: %zu states, nfa %zu\n", num_states(d), d->a->st.len);
+        for (size_t s = 0; s < num_states(d) && s < 40; ++s) {
+            const uint32_t *k = key_of(d, s);
+            fprintf(stderr, "%zu:", s);
+            for (size_t j = 0; j < k[0]; ++j) {
+                fprintf(stderr, " q%u[", k[1 + j]);
+                for (size_t t = 0; t < d->tags; ++t) fprintf(stderr, "%u%s", k[1 + k[0] + j * d->tags + t], t + 1 < d->tags ? "," : "");
+                fprintf(stderr, "]");
+            }
+            fprintf(stderr, "\n");
+        }
+    }
     return ok;
 }
 
@@ -492,6 +543,7 @@ static void det_free(Det *d) {
     mim_vec_free(&d->out_q), mim_vec_free(&d->out_rows), mim_vec_free(&d->stack_q), mim_vec_free(&d->stack_rows);
     free(d->slots);
     free(d->visited);
+    free(d->live);
 }
 
 /* The configuration of the final NFA state in s (the parse that wins), or
