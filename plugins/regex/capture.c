@@ -521,19 +521,6 @@ static bool determinize(Det *d, size_t start) {
             mim_vec_push(&d->trans, edge);
         }
     }
-    if (getenv("RXDBG")) {
-        fprintf(stderr, "tdfa: %zu states, nfa %zu\n", num_states(d), d->a->st.len);
-        for (size_t s = 0; s < num_states(d) && s < 40; ++s) {
-            const uint32_t *k = key_of(d, s);
-            fprintf(stderr, "%zu:", s);
-            for (size_t j = 0; j < k[0]; ++j) {
-                fprintf(stderr, " q%u[", k[1 + j]);
-                for (size_t t = 0; t < d->tags; ++t) fprintf(stderr, "%u%s", k[1 + k[0] + j * d->tags + t], t + 1 < d->tags ? "," : "");
-                fprintf(stderr, "]");
-            }
-            fprintf(stderr, "\n");
-        }
-    }
     return ok;
 }
 
