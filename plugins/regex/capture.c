@@ -183,7 +183,9 @@ static int structural_cmp(MimWorld *w, MimDef *a, MimDef *b) {
         regex_nary(a, id, &n, &oa);
         regex_nary(b, id, &n, &ob);
         for (uint64_t i = 0; i < n; ++i) {
-            int c = structural_cmp(w, mim_proj(w, oa, n, i), mim_proj(w, ob, n, i));
+            MimDef *x = mim_proj(w, oa, n, i); /* one node per statement: gids must not depend on the compiler */
+            MimDef *y = mim_proj(w, ob, n, i);
+            int c = structural_cmp(w, x, y);
             if (c) return c;
         }
         return 0;
@@ -418,15 +420,14 @@ static size_t canonical_target(Det *d, size_t *ops_at, size_t old_regs) {
 }
 
 /* An edge (target, ops) of state s, shared by the classes that agree. */
-static size_t add_edge(Det *d, size_t s, size_t to, size_t ops_at, size_t *first_edge) {
+static size_t add_edge(Det *d, size_t to, size_t ops_at, size_t first_edge) {
     uint32_t regs = d->num_regs.data[to];
-    for (size_t e = *first_edge; e < d->edge_to.len; ++e)
+    for (size_t e = first_edge; e < d->edge_to.len; ++e)
         if (d->edge_to.data[e] == to &&
             !memcmp(d->ops.data + d->edge_ops_at.data[e], d->ops.data + ops_at, regs * sizeof(uint32_t))) {
             d->ops.len = ops_at; /* the same operations again */
             return e;
         }
-    (void)s;
     mim_vec_push(&d->edge_to, to);
     mim_vec_push(&d->edge_ops_at, ops_at);
     return d->edge_to.len - 1;
@@ -515,7 +516,7 @@ static bool determinize(Det *d, size_t start) {
             }
             if (moved) {
                 size_t to = canonical_target(d, &ops_at, d->num_regs.data[s]);
-                edge = add_edge(d, s, to, ops_at, &first_edge);
+                edge = add_edge(d, to, ops_at, first_edge);
                 if (num_states(d) > MAX_TSTATES) ok = false;
             }
             mim_vec_push(&d->trans, edge);
@@ -626,7 +627,11 @@ static MimDef *store_entry(CGen *g, MimDef *m, size_t j, MimDef *v) {
     MimDef *elems = mim_pack(w, g->k, g->I);
     MimDef *lea_ops[3] = {g->k, elems, mim_lit_nat(w, 0)};
     MimDef *ptr = mim_app(w, annex(w, MIM_mem_lea), mim_tuple(w, lea_ops, 3));
-    MimDef *at = mim_lit(w, mim_type_idx(w, g->k), j);
+    /* j of Idx k as `%core.conv.u k j:I64`: a literal for a literal k, and
+     * well-typed for k = ⊤:Nat, whose literals other than 0 cannot be built */
+    MimDef *conv = mim_app(w, annex(w, MIM_core_conv_u), mim_lit_nat(w, 0));
+    conv = mim_app(w, conv, g->k);
+    MimDef *at = mim_app(w, conv, mim_lit_int(w, 64, j));
     ptr = ptr && at ? mim_app(w, ptr, mim_pair(w, g->caps, at)) : NULL;
     if (!ptr) return NULL;
     MimDef *st_ops[3] = {m, ptr, v};
@@ -686,8 +691,10 @@ static bool gen_fail(CGen *g) {
     MimDef *m = mim_var_proj(w, g->fail, 2, 0), *i = mim_var_proj(w, g->fail, 2, 1);
     for (size_t j = 0; m && j < g->entries; ++j) m = store_entry(g, m, j, g->none);
     if (!m) return false;
-    MimDef *res[3] = {m, mim_lit_bool(w, false), i};
-    return mim_lam_set(w, g->fail, mim_lit_bool(w, false), mim_app(w, g->exit, mim_tuple(w, res, 3))) != NULL;
+    MimDef *ff = mim_lit_bool(w, false);
+    MimDef *res[3] = {m, ff, i};
+    MimDef *body = mim_app(w, g->exit, mim_tuple(w, res, 3));
+    return mim_lam_set(w, g->fail, ff, body) != NULL;
 }
 
 /* An edge of a state in the generated code: its index and how many
@@ -789,7 +796,8 @@ static bool gen_state(CGen *g, size_t s) {
     free(sv);
     if (!ok) return false;
     MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
-    return mim_lam_set(w, lam, mim_lit_bool(w, false), branch(w, next, fin, is_nul, args)) != NULL;
+    MimDef *body = branch(w, next, fin, is_nul, args);
+    return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
 /* match_capture for the TDFA d, size n and capture array length k, viewed
