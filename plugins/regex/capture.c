@@ -363,7 +363,7 @@ static void closure(Det *d) {
     while (d->stack_q.len) {
         size_t q = d->stack_q.data[--d->stack_q.len];
         d->stack_rows.len -= d->tags;
-        memcpy(row, d->stack_rows.data + d->stack_rows.len, d->tags * sizeof *row);
+        if (d->tags) memcpy(row, d->stack_rows.data + d->stack_rows.len, d->tags * sizeof *row); /* data NULL without tags */
         if (d->visited[q / 64] >> (q % 64) & 1) continue;
         d->visited[q / 64] |= (uint64_t)1 << (q % 64);
         if (is_kernel(d, q)) {
@@ -424,7 +424,7 @@ static size_t add_edge(Det *d, size_t to, size_t ops_at, size_t first_edge) {
     uint32_t regs = d->num_regs.data[to];
     for (size_t e = first_edge; e < d->edge_to.len; ++e)
         if (d->edge_to.data[e] == to &&
-            !memcmp(d->ops.data + d->edge_ops_at.data[e], d->ops.data + ops_at, regs * sizeof(uint32_t))) {
+            (!regs || !memcmp(d->ops.data + d->edge_ops_at.data[e], d->ops.data + ops_at, regs * sizeof(uint32_t)))) {
             d->ops.len = ops_at; /* the same operations again */
             return e;
         }
@@ -727,7 +727,7 @@ static MimDef *gen_go(CGen *g, size_t s, size_t e) {
     MimDef **args = mim_xmalloc((2 + regs) * sizeof *args);
     args[0] = v[0];
     args[1] = next_pos(g, v[1]);
-    const uint32_t *src = d->ops.data + d->edge_ops_at.data[e];
+    const uint32_t *src = regs ? d->ops.data + d->edge_ops_at.data[e] : NULL; /* data NULL without registers */
     for (size_t r = 0; r < regs; ++r) args[2 + r] = src[r] == CUR ? args[1] : v[1 + src[r]];
     MimDef *body = mim_app(w, g->state[to], mim_tuple(w, args, 2 + regs));
     free(args);
