@@ -111,20 +111,14 @@ static unsigned group_number(MimDef *call) {
     return (unsigned)i;
 }
 
-/* The operands of a term, for the walks below (none for a leaf). */
-static size_t term_operands(MimWorld *w, MimDef *r, MimDef **out, size_t max) {
-    uint64_t n;
-    MimDef *ops, *call;
-    if (regex_nary(r, MIM_regex_conj, &n, &ops) || regex_nary(r, MIM_regex_disj, &n, &ops)) {
-        size_t k = 0;
-        for (uint64_t i = 0; i < n && k < max; ++i) out[k++] = mim_proj(w, ops, n, i);
-        return k;
-    }
-    if ((call = mim_match(r, MIM_regex_group)) && mim_app_num_args(call) == 2) return out[0] = mim_app_nth_arg(call, 1), 1;
-    if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1)
-        return out[0] = mim_app_nth_arg(call, 0), 1;
-    if ((call = mim_match(r, MIM_regex_not_)) && mim_app_num_args(call) == 1) return out[0] = mim_app_nth_arg(call, 0), 1;
-    return 0;
+/* The operand of a fully applied group, quantifier or not_; NULL for
+ * anything else (conj and disj are walked through regex_nary). */
+static MimDef *unary_operand(MimDef *r) {
+    MimDef *call;
+    if ((call = mim_match(r, MIM_regex_group)) && mim_app_num_args(call) == 2) return mim_app_nth_arg(call, 1);
+    if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1) return mim_app_nth_arg(call, 0);
+    if ((call = mim_match(r, MIM_regex_not_)) && mim_app_num_args(call) == 1) return mim_app_nth_arg(call, 0);
+    return NULL;
 }
 
 /* The smallest group number in r, UINT32_MAX if none (memoized: terms
@@ -142,24 +136,21 @@ static unsigned min_group(Tnfa *a, MimDef *r) {
             unsigned g = min_group(a, mim_proj(a->w, ops, n, i));
             if (g < best) best = g;
         }
-    } else {
-        MimDef *sub[1];
-        if (term_operands(a->w, r, sub, 1)) {
-            unsigned g = min_group(a, sub[0]);
-            if (g < best) best = g;
-        }
+    } else if (unary_operand(r)) {
+        unsigned g = min_group(a, unary_operand(r));
+        if (g < best) best = g;
     }
     mim_ptrmap_put(&a->min_group, r, (void *)((uintptr_t)best + 1));
     return best;
 }
 
-/* A total order on terms by structure alone (not by gids or construction
- * order): kind, then range bounds, group number or quantifier, then the
- * operands. */
-static int kind_of(MimDef *r, uint64_t *x, uint64_t *y, MimWorld *w) {
+/* The kind of a term for structural_cmp (range, conj, quant, group, disj,
+ * not_, other) with its range bounds, operand count, quantifier or group
+ * number in *x, *y. */
+static int kind_of(MimWorld *w, MimDef *r, uint64_t *x, uint64_t *y) {
     MimDef *call;
-    *x = *y = 0;
     if (regex_range(w, r, x, y)) return 0;
+    *x = *y = 0;
     if (regex_nary(r, MIM_regex_conj, x, &call)) return 1;
     if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1) return *x = mim_callee_sub(call), 2;
     if ((call = mim_match(r, MIM_regex_group)) && mim_app_num_args(call) == 2) return *x = group_number(call), 3;
@@ -168,10 +159,13 @@ static int kind_of(MimDef *r, uint64_t *x, uint64_t *y, MimWorld *w) {
     return 6;
 }
 
+/* A total order on terms by structure alone (not by construction order,
+ * which the normalizers change): kind, then range bounds, operand count,
+ * quantifier or group number, then the operands. */
 static int structural_cmp(MimWorld *w, MimDef *a, MimDef *b) {
     if (a == b) return 0;
     uint64_t ax, ay, bx, by;
-    int ka = kind_of(a, &ax, &ay, w), kb = kind_of(b, &bx, &by, w);
+    int ka = kind_of(w, a, &ax, &ay), kb = kind_of(w, b, &bx, &by);
     if (ka != kb) return ka < kb ? -1 : 1;
     if (ax != bx) return ax < bx ? -1 : 1;
     if (ay != by) return ay < by ? -1 : 1;
@@ -190,8 +184,8 @@ static int structural_cmp(MimWorld *w, MimDef *a, MimDef *b) {
         }
         return 0;
     }
-    size_t na = term_operands(w, a, &oa, 1), nb = term_operands(w, b, &ob, 1);
-    return na && nb ? structural_cmp(w, oa, ob) : (na > nb) - (na < nb);
+    oa = unary_operand(a), ob = unary_operand(b);
+    return oa && ob ? structural_cmp(w, oa, ob) : (oa != NULL) - (ob != NULL);
 }
 
 /* The priority of alternatives: smaller group number first (groups are

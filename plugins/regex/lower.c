@@ -12,7 +12,9 @@
  * semantics (choose_form, docs/regex.md "Lowering").
  *
  * Only %core and %mem operations are generated, so the LLVM back end takes
- * the result once direct's passes have removed the cps2ds call. */
+ * the result once direct's passes have removed the cps2ds call. A
+ * capturing matcher `%regex.capture r n k` is lowered by capture.c (a
+ * tagged DFA); a plain matcher treats `%regex.group i r` as r. */
 #include "mim/pass.h"
 #include "mim/plugin/core.h"
 #include "mim/plugin/direct.h"
