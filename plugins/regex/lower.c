@@ -12,7 +12,9 @@
  * semantics (choose_form, docs/regex.md "Lowering").
  *
  * Only %core and %mem operations are generated, so the LLVM back end takes
- * the result once direct's passes have removed the cps2ds call. */
+ * the result once direct's passes have removed the cps2ds call. A
+ * capturing matcher `%regex.capture r n k` is lowered by capture.c (a
+ * tagged DFA); a plain matcher treats `%regex.group i r` as r. */
 #include "mim/pass.h"
 #include "mim/plugin/core.h"
 #include "mim/plugin/direct.h"
@@ -93,6 +95,8 @@ static void convert(MimWorld *w, Nfa *a, MimDef *r, size_t from, size_t to, size
         a->st.data[e].erroring = true;
         nfa_edge(a, from, -1, first);
         convert(w, a, mim_app_nth_arg(call, 0), first, e, to);
+    } else if ((call = mim_match(r, MIM_regex_group)) && mim_app_num_args(call) == 2) {
+        convert(w, a, mim_app_nth_arg(call, 1), from, to, err); /* a plain matcher ignores groups */
     } else if ((call = mim_match_annex(r, MIM_regex_quant)) && mim_app_num_args(call) == 1) {
         MimDef *x = mim_app_nth_arg(call, 0);
         switch (mim_callee_sub(call)) {
@@ -943,10 +947,21 @@ typedef struct LowerRegex {
 } LowerRegex;
 
 /* r is a matcher regex.md §4 lowers: a fully applied conj, disj, not_,
- * range or quant call. */
+ * range or quant call, or a %regex.group (docs/regex.md, "Capture groups"). */
 static bool is_matcher(MimDef *r) {
     return mim_match(r, MIM_regex_conj) || mim_match(r, MIM_regex_disj) || mim_match(r, MIM_regex_not_) ||
-           mim_match(r, MIM_regex_range) || mim_match_annex(r, MIM_regex_quant);
+           mim_match(r, MIM_regex_range) || mim_match_annex(r, MIM_regex_quant) || mim_match(r, MIM_regex_group);
+}
+
+/* `%regex.capture r n k`: r, with n and k in *n and *k; else NULL. */
+static MimDef *capture_of(MimDef *def, MimDef **n, MimDef **k) {
+    MimDef *inner = mim_app_callee(def), *call;
+    if (mim_def_node(inner) != MIM_APP || !(call = mim_match(mim_app_callee(inner), MIM_regex_capture)) ||
+        mim_app_num_args(call) != 1)
+        return NULL;
+    *n = mim_app_arg(inner);
+    *k = mim_app_arg(def);
+    return mim_app_nth_arg(call, 0);
 }
 
 static MimDef *lower(MimPass *p, MimDef *r, MimDef *n) {
@@ -977,7 +992,15 @@ static MimDef *lower(MimPass *p, MimDef *r, MimDef *n) {
 static MimDef *lower_regex_rewrite(MimPass *p, MimDef *def) {
     LowerRegex *lr = (LowerRegex *)p;
     if (mim_def_node(def) != MIM_APP) return def;
-    MimDef *r = mim_app_callee(def), *n = mim_app_arg(def);
+    MimDef *r = mim_app_callee(def), *n = mim_app_arg(def), *k, *cr = capture_of(def, &n, &k);
+    if (cr) {
+        void **known = mim_pairmap_find(&lr->lowered, def, k); /* def: (capture r n) k */
+        if (known) return *known;
+        MimDef *res = regex_lower_capture(p, def, cr, n, k);
+        if (res) mim_pairmap_put(&lr->lowered, def, k, res);
+        return res;
+    }
+    n = mim_app_arg(def);
     if (!is_matcher(r)) return def;
     void **known = mim_pairmap_find(&lr->lowered, r, n);
     if (known) return *known;

@@ -34,6 +34,8 @@ typedef struct Parser {
     const unsigned char *s; /* the pattern's bytes */
     size_t n, pos;
     unsigned depth;     /* open groups */
+    bool capturing;     /* %regex.capture_pattern: `(…)` is a %regex.group */
+    unsigned groups;    /* capturing groups opened so far */
     bool failed;        /* an error was recorded (err_at, msg) or a constructor failed */
     size_t err_at;      /* offset of the offending character (n = end of the pattern) */
     char msg[160];
@@ -89,6 +91,12 @@ static MimDef *build_nary(MimWorld *w, uint64_t id, MimDef *const *ops, size_t k
 /* `%regex.quant.<sub> r` */
 static MimDef *build_quant(MimWorld *w, uint64_t sub_id, MimDef *r) {
     return mim_app(w, mim_world_annex(w, sub_id), r);
+}
+
+/* `%regex.group i r` */
+static MimDef *build_group(MimWorld *w, unsigned i, MimDef *r) {
+    MimDef *group = mim_app(w, mim_world_annex(w, MIM_regex_group), mim_lit_nat(w, i));
+    return group ? mim_app(w, group, r) : NULL;
 }
 
 /* ---- character sets ------------------------------------------------------------------ */
@@ -416,13 +424,22 @@ static Term parse_group(Parser *p) {
     }
     if (p->depth >= REGEX_MAX_NESTING)
         return error_at(p, open, "groups are nested more than %d deep", REGEX_MAX_NESTING);
+    /* a capturing group is numbered by its opening parenthesis (PCRE) */
+    unsigned number = 0;
+    if (p->capturing && p->s[open + 1] != '?') {
+        if (p->groups >= REGEX_MAX_GROUPS)
+            return error_at(p, open, "more than %d capturing groups", REGEX_MAX_GROUPS);
+        number = ++p->groups;
+    }
     ++p->depth;
     Term t = parse_alt(p);
     --p->depth;
     if (!t.ok) return t;
     if (peek(p) != ')') return error_at(p, open, "missing ')' for this '('");
     ++p->pos;
-    return t;
+    if (!number) return t;
+    if (!t.re) return error_at(p, open, "a capturing group that matches only the empty string is not supported");
+    return term(build_group(p->w, number, t.re), t.items);
 }
 
 /* One item (an atom with its quantifier), or ε for an anchor. */
@@ -647,11 +664,16 @@ static bool string_bytes(MimWorld *w, MimDef *callee, MimDef *arg, unsigned char
     return true;
 }
 
-MimDef *normalize_pattern(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+/* The term of the pattern string arg (callee `%regex.pattern n` or
+ * `%regex.capture_pattern n`), with `(…)` as %regex.group if capturing;
+ * NULL after a located error. *literal is false (and NULL returned) if arg
+ * is not (yet) a string literal. */
+static MimDef *pattern_term(MimWorld *w, MimDef *callee, MimDef *arg, bool capturing, bool *literal) {
     unsigned char *s;
     size_t n;
-    if (!string_bytes(w, callee, arg, &s, &n)) return mim_raw_app(w, type, callee, arg);
-    Parser p = {.w = w, .s = s, .n = n};
+    *literal = string_bytes(w, callee, arg, &s, &n);
+    if (!*literal) return NULL;
+    Parser p = {.w = w, .s = s, .n = n, .capturing = capturing};
     Term t = parse_alt(&p);
     if (t.ok && p.pos < n) t = error_at(&p, p.pos, "unmatched ')'");
     if (t.ok && !t.re) t = error_at(&p, 0, "the pattern matches only the empty string, which no %%regex term denotes");
@@ -660,4 +682,19 @@ MimDef *normalize_pattern(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
                         "regex: %s (offset %zu of the pattern)", p.msg, p.err_at);
     free(s);
     return t.ok ? t.re : NULL;
+}
+
+MimDef *normalize_pattern(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    bool literal;
+    MimDef *re = pattern_term(w, callee, arg, false, &literal);
+    return literal ? re : mim_raw_app(w, type, callee, arg);
+}
+
+/* %regex.capture_pattern "…" = %regex.capture of the term with groups
+ * (docs/regex.md, "Capture groups"). */
+MimDef *normalize_capture_pattern(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    bool literal;
+    MimDef *re = pattern_term(w, callee, arg, true, &literal);
+    if (!literal) return mim_raw_app(w, type, callee, arg);
+    return re ? mim_app(w, mim_world_annex(w, MIM_regex_capture), re) : NULL;
 }

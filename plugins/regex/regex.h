@@ -2,6 +2,7 @@
 #ifndef MIM_PLUGIN_REGEX_INTERNAL_H
 #define MIM_PLUGIN_REGEX_INTERNAL_H
 
+#include "mim/pass.h"
 #include "mim/plugin.h"
 #include "mim/plugin/regex.h"
 #include "mim/vec.h"
@@ -15,10 +16,17 @@
  * none). */
 #define REGEX_MAX_OPERANDS 4096
 
+/* The most groups a capturing matcher may have (docs/regex.md, "Capture
+ * groups"): each is two registers of every state of its tagged automaton. */
+#define REGEX_MAX_GROUPS 255
+
 typedef MIM_VEC(MimDef *) RegexList; /* mim_vec_push, mim_vec_free */
 
 bool regex_nary(MimDef *d, uint64_t id, uint64_t *n, MimDef **ops);
 void regex_flatten(MimWorld *w, MimDef *d, uint64_t id, RegexList *out);
 bool regex_range(MimWorld *w, MimDef *d, uint64_t *lo, uint64_t *hi);
+
+/* capture.c: the lowering of `%regex.capture r` applied to n and k. */
+MimDef *regex_lower_capture(MimPass *p, MimDef *app, MimDef *r, MimDef *n, MimDef *k);
 
 #endif
