@@ -309,6 +309,35 @@ static bool binary_disj(MimDef *d, MimDef **a, MimDef **b) {
     return true;
 }
 
+/* Does d take part in the steps of normalize_disj_list beyond "non-ranges
+ * reversed, consecutive repeats once": a range, a `not_` (only those make
+ * complements), a recognized `%regex.any` (never, §2.2)? */
+static bool is_special(MimWorld *w, MimDef *d) {
+    uint64_t lo, hi;
+    return mim_match(d, MIM_regex_any) || negated(d) || regex_range(w, d, &lo, &hi);
+}
+
+static size_t count_special(MimWorld *w, const RegexList *l, size_t from) {
+    size_t k = 0;
+    for (size_t i = from; i < l->len; ++i) k += is_special(w, l->data[i]);
+    return k;
+}
+
+/* normalize_disj_list of a list without special operands: make_unique
+ * reverses it and keeps consecutive repeats once; nothing to merge, no
+ * complement. */
+static void reverse_unique(RegexList *l) {
+    for (size_t i = 0, j = l->len; i + 1 < j; ++i, --j) {
+        MimDef *t = l->data[i];
+        l->data[i] = l->data[j - 1];
+        l->data[j - 1] = t;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < l->len; ++i)
+        if (i == 0 || l->data[i] != l->data[k - 1]) l->data[k++] = l->data[i];
+    l->len = k;
+}
+
 /* The rewrite rule of disj. A normalized disjunction is the left-nested
  * chain `disj 2 (disj 2 (… (o₀, o₁) …), oₖ)`; the generic rewrite rebuilds
  * it bottom-up, each level normalizing `disj 2 (level below, oᵢ)` into a
@@ -340,6 +369,7 @@ static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res) {
     MimDef *base = ok ? mim_rewrite(rw, d) : NULL;
     if (!base) ok = false;
     else regex_flatten(w, base, MIM_regex_disj, &l);
+    size_t specials = count_special(w, &l, 0); /* in l */
     for (size_t i = spine.len; ok && i-- > 0;) {
         binary_disj(spine.data[i], &a, &b);
         MimDef *leaf = mim_rewrite(rw, b);
@@ -347,7 +377,14 @@ static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res) {
             ok = false;
             break;
         }
+        size_t before = l.len;
         regex_flatten(w, leaf, MIM_regex_disj, &l);
+        specials += count_special(w, &l, before);
+        if (!specials) { /* a list of words, say: linear per level, no lookups */
+            reverse_unique(&l);
+            any = false;
+            continue;
+        }
         ok = normalize_disj_list(w, &l, &any);
         if (ok && any && i > 0) { /* the level is `%regex.any`: the next one flattens it */
             MimDef *top = mim_world_annex(w, MIM_regex_any);
@@ -355,6 +392,7 @@ static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res) {
             if (top) mim_vec_push(&l, top);
             ok = top != NULL;
         }
+        specials = count_special(w, &l, 0);
     }
     *res = ok ? disj_result(w, mim_rewrite(rw, mim_def_type(old)), &l, any) : NULL;
     mim_vec_free(&l);
