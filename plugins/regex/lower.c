@@ -693,9 +693,10 @@ static uint64_t table_entry(const Dfa *d, const Table *t, size_t r, size_t col) 
 
 static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
     MimDef **ops = mim_xmalloc(t->size * sizeof *ops);
+    MimDef *idx = mim_type_idx_n(w, t->size); /* built once, not per entry */
     for (uint64_t e = 0; e < t->size; ++e) {
         size_t r = (size_t)(e / t->width);
-        ops[e] = mim_lit_idx(w, t->size, r < t->rows ? table_entry(d, t, r, (size_t)(e % t->width)) : 0);
+        ops[e] = mim_lit(w, idx, r < t->rows ? table_entry(d, t, r, (size_t)(e % t->width)) : 0);
     }
     MimDef *arr = mim_tuple(w, ops, t->size);
     free(ops);
@@ -705,7 +706,8 @@ static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
 /* The class map scaled by m: ‹c; cls c · m› as Idx size literals. */
 static MimDef *class_array(MimWorld *w, const Table *t, uint64_t m) {
     MimDef *ops[NUM_CHARS];
-    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, t->size, t->cls[c] * m);
+    MimDef *idx = mim_type_idx_n(w, t->size);
+    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit(w, idx, t->cls[c] * m);
     return mim_tuple(w, ops, NUM_CHARS);
 }
 
