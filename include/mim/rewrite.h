@@ -49,7 +49,8 @@ MIM_API MimWorld *mim_rewriter_world(const MimRewriter *rw); /* where the new no
  * mim_world_rewrite): with a hook, any node of a chain may be the hook's
  * business. The environment variable MIM_APP_RULES=off disables them,
  * MIM_APP_RULES=check also runs the generic rewrite of every call a rule
- * handled and reports an internal error if the two nodes differ (tests). */
+ * handled and fails with an error showing both if the two nodes differ
+ * (tests). */
 typedef bool (*MimAppRule)(MimRewriter *rw, MimDef *old, MimDef **res);
 MIM_API void mim_world_set_app_rule(MimWorld *w, uint64_t id, MimAppRule rule);
 MIM_API void *mim_rewriter_user(const MimRewriter *rw);

@@ -364,8 +364,10 @@ static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res) {
     bool any = false, ok = mim_rewrite(rw, mim_def_type(old)) != NULL;
     /* what the generic rewrite meets on its way down: each level's callee
      * and operand type (the same nodes at every level) */
-    for (size_t i = 0; ok && i < spine.len; ++i)
-        ok = mim_rewrite(rw, mim_def_op(spine.data[i], 0)) && mim_rewrite(rw, mim_def_type(mim_def_op(spine.data[i], 1)));
+    for (size_t i = 0; ok && i < spine.len; ++i) {
+        MimDef *callee = mim_def_op(spine.data[i], 0), *ops = mim_def_op(spine.data[i], 1);
+        ok = mim_rewrite(rw, callee) && mim_rewrite(rw, mim_def_type(ops));
+    }
     MimDef *base = ok ? mim_rewrite(rw, d) : NULL;
     if (!base) ok = false;
     else regex_flatten(w, base, MIM_regex_disj, &l);
