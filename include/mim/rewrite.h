@@ -32,6 +32,27 @@ MIM_API MimDef *mim_rewrite(MimRewriter *rw, MimDef *old);
 /* What the rewriter does without a hook. */
 MIM_API MimDef *mim_rewrite_default(MimRewriter *rw, MimDef *old);
 MIM_API MimWorld *mim_rewriter_world(const MimRewriter *rw); /* where the new nodes go */
+
+/* Rewrite rules of applications: a plugin may take over the rewrite of the
+ * fully applied calls of one of its axioms (annex id `id`) *before* their
+ * operands are rewritten, e.g. to rebuild a long nested chain of calls in
+ * one step instead of renormalizing every level of it. The rule is asked
+ * for an old call `old` (a node of the source World); it returns false to
+ * leave the call to the generic rewrite, or true with *res set to the
+ * rewritten node (NULL on error). Its result must be exactly the node the
+ * generic rewrite would give (the operands rewritten with mim_rewrite and
+ * the call rebuilt through the normalizing constructors); it may build
+ * fewer intermediate nodes. A rule is registered in a World (typically by
+ * the plugin's normalizer that builds such calls; registering again
+ * replaces it) and inherited by the World's heirs (the cleanup's copy).
+ * Rules are used by rewriters without a per-node hook (the cleanup, plain
+ * mim_world_rewrite): with a hook, any node of a chain may be the hook's
+ * business. The environment variable MIM_APP_RULES=off disables them,
+ * MIM_APP_RULES=check also runs the generic rewrite of every call a rule
+ * handled and fails with an error showing both if the two nodes differ
+ * (tests). */
+typedef bool (*MimAppRule)(MimRewriter *rw, MimDef *old, MimDef **res);
+MIM_API void mim_world_set_app_rule(MimWorld *w, uint64_t id, MimAppRule rule);
 MIM_API void *mim_rewriter_user(const MimRewriter *rw);
 
 #ifdef __cplusplus

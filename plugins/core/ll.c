@@ -41,12 +41,18 @@ static const char *ll_strdup(LL *ll, const char *s) {
 
 /* v in decimal, as "%" PRIu64 prints it: a constant table has one literal
  * per element, and vsnprintf dominated the time of printing big ones. */
-static const char *ll_u64(LL *ll, uint64_t v) {
-    char digits[21], *p = digits + sizeof digits - 1;
+/* v in decimal, written at the end of buf. */
+static const char *u64_digits(char buf[21], uint64_t v) {
+    char *p = buf + 20;
     *p = '\0';
     do *--p = (char)('0' + v % 10);
     while ((v /= 10) != 0);
-    return ll_strdup(ll, p);
+    return p;
+}
+
+static const char *ll_u64(LL *ll, uint64_t v) {
+    char digits[21];
+    return ll_strdup(ll, u64_digits(digits, v));
 }
 
 void ll_buf_printf(LLBuf *b, const char *fmt, ...) {
@@ -566,8 +572,27 @@ const char *ll_const(LL *ll, MimDef *d) {
         size_t n = mim_def_num_ops(d), k = 0;
         const char *single = NULL;
         LLBuf b = {0};
+        /* An array of integer literals (a regex transition table has
+         * hundreds of thousands): each element's digits are written into
+         * the buffer directly, its type looked up once. */
+        MimDef *int_t = NULL;
+        const char *int_ty = NULL;
+        if (ty[0] == '[' && n >= 2) {
+            MimDef *t0 = ll_typeof(ll_op(d, 0));
+            int_ty = ll_type(ll, t0);
+            if (int_ty && *int_ty && !ll_float_width(t0) && ll_int_width(ll, t0)) int_t = t0;
+        }
         for (size_t i = 0; i < n; ++i) {
             MimDef *e = ll_op(d, i);
+            uint64_t v;
+            if (int_t && mim_def_node(e) == MIM_LIT && ll_typeof(e) == int_t && mim_def_lit(e, &v)) {
+                char digits[21];
+                ll_buf_puts(&b, k++ ? ", " : "");
+                ll_buf_puts(&b, int_ty);
+                ll_buf_puts(&b, " ");
+                ll_buf_puts(&b, u64_digits(digits, v));
+                continue;
+            }
             const char *et = ll_type(ll, ll_typeof(e));
             const char *ev = ll_const(ll, e);
             if (!et || !ev) {

@@ -133,69 +133,81 @@ typedef struct Dfa {
     size_t num;
 } Dfa;
 
-typedef struct StateSets { /* the DFA states as bit sets of NFA states */
-    uint64_t *bits;
-    size_t words, num, cap;
-    size_t *slots; /* hash index: state + 1, 0 = empty */
+/* The DFA states as sets of NFA states: sorted member lists, one after the
+ * other (a set has a handful of members while the NFA of a big automaton
+ * has tens of thousands of states, so bit sets would make every step
+ * linear in the NFA). */
+typedef struct StateSets {
+    MIM_VEC(size_t) members; /* the sets' members, set after set */
+    MIM_VEC(size_t) start;   /* set k is members[start[k] .. start[k+1]) */
+    size_t *slots;           /* hash index: set + 1, 0 = empty */
     size_t num_slots;
 } StateSets;
 
-static uint64_t set_hash(const uint64_t *s, size_t words) {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < words; ++i) h = (h ^ s[i]) * 0xbf58476d1ce4e5b9ull;
+static size_t sets_num(const StateSets *ss) { return ss->start.len - 1; }
+
+static uint64_t set_hash(const size_t *s, size_t len) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+    for (size_t i = 0; i < len; ++i) h = (h ^ s[i]) * 0xbf58476d1ce4e5b9ull;
     return h ^ h >> 31;
 }
 
 static void sets_index(StateSets *ss, size_t k) {
-    size_t mask = ss->num_slots - 1;
-    size_t i = (size_t)set_hash(ss->bits + k * ss->words, ss->words) & mask;
+    size_t mask = ss->num_slots - 1, from = ss->start.data[k];
+    size_t i = (size_t)set_hash(ss->members.data + from, ss->start.data[k + 1] - from) & mask;
     while (ss->slots[i]) i = (i + 1) & mask;
     ss->slots[i] = k + 1;
 }
 
-/* Grows the hash index to keep it at most half full with one more state. */
+/* Grows the hash index to keep it at most half full with one more set. */
 static void sets_reserve(StateSets *ss) {
-    if (2 * (ss->num + 1) <= ss->num_slots) return;
+    if (2 * (sets_num(ss) + 1) <= ss->num_slots) return;
     free(ss->slots);
     ss->num_slots = ss->num_slots ? 2 * ss->num_slots : 64;
     ss->slots = mim_xcalloc(ss->num_slots, sizeof *ss->slots);
-    for (size_t k = 0; k < ss->num; ++k) sets_index(ss, k);
+    for (size_t k = 0; k < sets_num(ss); ++k) sets_index(ss, k);
 }
 
-/* The state holding set s, added if new; *added tells which. */
-static size_t sets_find_or_add(StateSets *ss, const uint64_t *s, bool *added) {
+/* The state holding the sorted set s (len members), added if new; *added
+ * tells which. */
+static size_t sets_find_or_add(StateSets *ss, const size_t *s, size_t len, bool *added) {
     sets_reserve(ss);
-    size_t bytes = ss->words * sizeof *s, mask = ss->num_slots - 1;
-    for (size_t i = (size_t)set_hash(s, ss->words) & mask; ss->slots[i]; i = (i + 1) & mask)
-        if (!memcmp(ss->bits + (ss->slots[i] - 1) * ss->words, s, bytes)) {
+    size_t mask = ss->num_slots - 1;
+    for (size_t i = (size_t)set_hash(s, len) & mask; ss->slots[i]; i = (i + 1) & mask) {
+        size_t k = ss->slots[i] - 1, from = ss->start.data[k];
+        if (ss->start.data[k + 1] - from == len && !memcmp(ss->members.data + from, s, len * sizeof *s)) {
             *added = false;
-            return ss->slots[i] - 1;
+            return k;
         }
-    if (ss->num == ss->cap) {
-        ss->cap = ss->cap ? 2 * ss->cap : 16;
-        ss->bits = mim_xrealloc(ss->bits, ss->cap * bytes);
     }
-    memcpy(ss->bits + ss->num * ss->words, s, bytes);
-    sets_index(ss, ss->num);
+    for (size_t i = 0; i < len; ++i) mim_vec_push(&ss->members, s[i]);
+    mim_vec_push(&ss->start, ss->members.len);
+    sets_index(ss, sets_num(ss) - 1);
     *added = true;
-    return ss->num++;
+    return sets_num(ss) - 1;
 }
 
-/* s := its ε-closure (stack: scratch of a->st.len entries). */
-static void closure(const Nfa *a, uint64_t *s, size_t *stack) {
-    size_t top = 0;
-    for (size_t i = 0; i < (a->st.len + 63) / 64; ++i)
-        for (uint64_t bits = s[i]; bits; bits &= bits - 1) stack[top++] = i * 64 + (size_t)__builtin_ctzll(bits);
-    while (top) {
-        const NState *st = &a->st.data[stack[--top]];
+static int by_state(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* s (len members, each marked in `mark`) := its ε-closure, sorted; the
+ * marks are cleared again. s has room for every NFA state. */
+static size_t closure(const Nfa *a, size_t *s, size_t len, uint64_t *mark) {
+    for (size_t i = 0; i < len; ++i) {
+        const NState *st = &a->st.data[s[i]];
         for (size_t e = 0; e < st->edges.len; ++e) {
             size_t t = st->edges.data[e].to;
-            if (st->edges.data[e].c < 0 && !(s[t / 64] >> (t % 64) & 1)) {
-                s[t / 64] |= (uint64_t)1 << (t % 64);
-                stack[top++] = t;
+            if (st->edges.data[e].c < 0 && !(mark[t / 64] >> (t % 64) & 1)) {
+                mark[t / 64] |= (uint64_t)1 << (t % 64);
+                s[len++] = t;
             }
         }
     }
+    qsort(s, len, sizeof *s, by_state);
+    for (size_t i = 0; i < len; ++i) mark[s[i] / 64] &= ~((uint64_t)1 << (s[i] % 64));
+    return len;
 }
 
 static void dfa_grow(Dfa *d, size_t num) {
@@ -213,28 +225,29 @@ static void dfa_free(Dfa *d) {
 /* Subset construction from `start`; states are numbered in order of
  * discovery (0 = start), characters explored in ascending order. */
 static Dfa subsets(const Nfa *a, size_t start) {
-    StateSets ss = {.words = (a->st.len + 63) / 64};
+    StateSets ss = {0};
+    mim_vec_push(&ss.start, 0);
     Dfa d = {0};
-    uint64_t *cur = mim_xcalloc(ss.words, sizeof *cur), *moved = mim_xcalloc(ss.words, sizeof *moved);
-    size_t *stack = mim_xmalloc(a->st.len * sizeof *stack);
+    size_t n = a->st.len;
+    uint64_t *mark = mim_xcalloc((n + 63) / 64, sizeof *mark);
+    size_t *cur = mim_xmalloc(n * sizeof *cur), *moved = mim_xmalloc(n * sizeof *moved);
     size_t count[NUM_CHARS], *moves = NULL, moves_cap = 0; /* the character edges of a state */
-    cur[start / 64] |= (uint64_t)1 << (start % 64);
-    closure(a, cur, stack);
+    cur[0] = start;
+    mark[start / 64] |= (uint64_t)1 << (start % 64);
+    size_t len = closure(a, cur, 1, mark);
     bool added;
-    sets_find_or_add(&ss, cur, &added);
-    for (size_t k = 0; k < ss.num; ++k) {
-        dfa_grow(&d, ss.num);
-        memcpy(cur, ss.bits + k * ss.words, ss.words * sizeof *cur);
-        /* the members of cur, and their character edges bucketed by
-         * character (counting sort; ascending member order in a bucket) */
-        size_t num_members = 0, num_moves = 0;
-        for (size_t i = 0; i < ss.words; ++i)
-            for (uint64_t bits = cur[i]; bits; bits &= bits - 1)
-                stack[num_members++] = i * 64 + (size_t)__builtin_ctzll(bits);
+    sets_find_or_add(&ss, cur, len, &added);
+    for (size_t k = 0; k < sets_num(&ss); ++k) {
+        dfa_grow(&d, sets_num(&ss));
+        /* the members of state k (ascending), and their character edges
+         * bucketed by character (counting sort; ascending member order in a
+         * bucket) */
+        size_t num_members = ss.start.data[k + 1] - ss.start.data[k], num_moves = 0;
+        memcpy(cur, ss.members.data + ss.start.data[k], num_members * sizeof *cur);
         bool acc = false, err = false;
         memset(count, 0, sizeof count);
         for (size_t m = 0; m < num_members; ++m) {
-            const NState *st = &a->st.data[stack[m]];
+            const NState *st = &a->st.data[cur[m]];
             acc |= st->accepting, err |= st->erroring;
             for (size_t e = 0; e < st->edges.len; ++e)
                 if (st->edges.data[e].c >= 0) ++count[st->edges.data[e].c], ++num_moves;
@@ -253,21 +266,27 @@ static Dfa subsets(const Nfa *a, size_t start) {
         size_t fill[NUM_CHARS];
         memcpy(fill, first, sizeof fill);
         for (size_t m = 0; m < num_members; ++m) {
-            const NState *st = &a->st.data[stack[m]];
+            const NState *st = &a->st.data[cur[m]];
             for (size_t e = 0; e < st->edges.len; ++e)
                 if (st->edges.data[e].c >= 0) moves[fill[st->edges.data[e].c]++] = st->edges.data[e].to;
         }
         for (int c = 0; c < NUM_CHARS; ++c) {
             if (first[c] == first[c + 1]) continue;
-            memset(moved, 0, ss.words * sizeof *moved);
-            for (size_t j = first[c]; j < first[c + 1]; ++j) moved[moves[j] / 64] |= (uint64_t)1 << (moves[j] % 64);
-            closure(a, moved, stack);
-            d.next[k][c] = (int)sets_find_or_add(&ss, moved, &added);
+            size_t num_moved = 0;
+            for (size_t j = first[c]; j < first[c + 1]; ++j) {
+                size_t t = moves[j];
+                if (!(mark[t / 64] >> (t % 64) & 1)) {
+                    mark[t / 64] |= (uint64_t)1 << (t % 64);
+                    moved[num_moved++] = t;
+                }
+            }
+            num_moved = closure(a, moved, num_moved, mark);
+            d.next[k][c] = (int)sets_find_or_add(&ss, moved, num_moved, &added);
         }
     }
-    d.num = ss.num;
-    free(cur), free(moved), free(stack), free(moves);
-    free(ss.bits), free(ss.slots);
+    d.num = sets_num(&ss);
+    free(cur), free(moved), free(mark), free(moves);
+    mim_vec_free(&ss.members), mim_vec_free(&ss.start), free(ss.slots);
     return d;
 }
 
@@ -678,9 +697,10 @@ static uint64_t table_entry(const Dfa *d, const Table *t, size_t r, size_t col) 
 
 static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
     MimDef **ops = mim_xmalloc(t->size * sizeof *ops);
+    MimDef *idx = mim_type_idx_n(w, t->size); /* built once, not per entry */
     for (uint64_t e = 0; e < t->size; ++e) {
         size_t r = (size_t)(e / t->width);
-        ops[e] = mim_lit_idx(w, t->size, r < t->rows ? table_entry(d, t, r, (size_t)(e % t->width)) : 0);
+        ops[e] = mim_lit(w, idx, r < t->rows ? table_entry(d, t, r, (size_t)(e % t->width)) : 0);
     }
     MimDef *arr = mim_tuple(w, ops, t->size);
     free(ops);
@@ -690,7 +710,8 @@ static MimDef *table_array(MimWorld *w, const Dfa *d, const Table *t) {
 /* The class map scaled by m: ‹c; cls c · m› as Idx size literals. */
 static MimDef *class_array(MimWorld *w, const Table *t, uint64_t m) {
     MimDef *ops[NUM_CHARS];
-    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit_idx(w, t->size, t->cls[c] * m);
+    MimDef *idx = mim_type_idx_n(w, t->size);
+    for (int c = 0; c < NUM_CHARS; ++c) ops[c] = mim_lit(w, idx, t->cls[c] * m);
     return mim_tuple(w, ops, NUM_CHARS);
 }
 

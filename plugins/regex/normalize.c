@@ -8,6 +8,7 @@
 #include "regex.h"
 
 #include "mim/ptrmap.h"
+#include "mim/rewrite.h"
 
 #include <stdlib.h>
 
@@ -258,26 +259,145 @@ static bool complements(MimWorld *w, const RegexList *l) {
     return hit;
 }
 
+/* Steps 2–5 on the flattened operand list l: true with *any set if the
+ * list denotes "anything" (the result is then `%regex.any`), else with l
+ * made the operands of the result (steps 3 and 4); false on error. */
+static bool normalize_disj_list(MimWorld *w, RegexList *l, bool *any) {
+    *any = false;
+    for (size_t i = 0; i < l->len; ++i) *any |= mim_match(l->data[i], MIM_regex_any) != NULL; /* never: §2.2 */
+    if (*any) return true;
+    make_unique(w, l);
+    uint64_t lo, hi;
+    bool has_range = l->len && regex_range(w, l->data[l->len - 1], &lo, &hi);
+    if (has_range && !merge_ranges(w, l)) return false;
+    if (has_range) make_unique(w, l);
+    *any = complements(w, l);
+    return true;
+}
+
+/* The normalized disjunction of the list (its `normalize_disj_list`ed form). */
+static MimDef *disj_result(MimWorld *w, MimDef *type, const RegexList *l, bool any) {
+    return any ? mim_world_annex(w, MIM_regex_any) : binary_tree(w, type, MIM_regex_disj, l);
+}
+
+static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res);
+
 MimDef *normalize_disj(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    mim_world_set_app_rule(w, MIM_regex_disj, rewrite_disj_chain);
     uint64_t n;
     if (!mim_def_lit(mim_app_nth_arg(callee, 0), &n) || n > REGEX_MAX_OPERANDS) return mim_raw_app(w, type, callee, arg);
     if (n <= 1) return arg;
     RegexList l = {0};
     for (uint64_t i = 0; i < n; ++i) regex_flatten(w, mim_proj(w, arg, n, i), MIM_regex_disj, &l);
-    MimDef *res = NULL;
-    bool any = false;
-    for (size_t i = 0; i < l.len; ++i) any |= mim_match(l.data[i], MIM_regex_any) != NULL; /* never: §2.2 */
-    if (!any) {
-        make_unique(w, &l);
-        size_t before = l.len;
-        uint64_t lo, hi;
-        bool has_range = before && regex_range(w, l.data[before - 1], &lo, &hi);
-        if (has_range && !merge_ranges(w, &l)) goto out;
-        if (has_range) make_unique(w, &l);
-        any = complements(w, &l);
-    }
-    res = any ? mim_world_annex(w, MIM_regex_any) : binary_tree(w, type, MIM_regex_disj, &l);
-out:
+    bool any;
+    MimDef *res = normalize_disj_list(w, &l, &any) ? disj_result(w, type, &l, any) : NULL;
     mim_vec_free(&l);
     return res;
+}
+
+/* ---- rewriting a chain of binary disjunctions (mim/rewrite.h) ------------------------- */
+
+/* A fully applied `disj 2 (a, b)` whose operands are a tuple: a and b. */
+static bool binary_disj(MimDef *d, MimDef **a, MimDef **b) {
+    uint64_t n;
+    MimDef *ops;
+    if (!regex_nary(d, MIM_regex_disj, &n, &ops) || n != 2 || mim_def_node(ops) != MIM_TUPLE ||
+        mim_def_is_mut(ops) || mim_def_num_ops(ops) != 2)
+        return false;
+    *a = mim_def_op(ops, 0);
+    *b = mim_def_op(ops, 1);
+    return true;
+}
+
+/* Does d take part in the steps of normalize_disj_list beyond "non-ranges
+ * reversed, consecutive repeats once": a range, a `not_` (only those make
+ * complements), a recognized `%regex.any` (never, §2.2)? */
+static bool is_special(MimWorld *w, MimDef *d) {
+    uint64_t lo, hi;
+    return mim_match(d, MIM_regex_any) || negated(d) || regex_range(w, d, &lo, &hi);
+}
+
+static size_t count_special(MimWorld *w, const RegexList *l, size_t from) {
+    size_t k = 0;
+    for (size_t i = from; i < l->len; ++i) k += is_special(w, l->data[i]);
+    return k;
+}
+
+/* normalize_disj_list of a list without special operands: make_unique
+ * reverses it and keeps consecutive repeats once; nothing to merge, no
+ * complement. */
+static void reverse_unique(RegexList *l) {
+    for (size_t i = 0, j = l->len; i + 1 < j; ++i, --j) {
+        MimDef *t = l->data[i];
+        l->data[i] = l->data[j - 1];
+        l->data[j - 1] = t;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < l->len; ++i)
+        if (i == 0 || l->data[i] != l->data[k - 1]) l->data[k++] = l->data[i];
+    l->len = k;
+}
+
+/* The rewrite rule of disj. A normalized disjunction is the left-nested
+ * chain `disj 2 (disj 2 (… (o₀, o₁) …), oₖ)`; the generic rewrite rebuilds
+ * it bottom-up, each level normalizing `disj 2 (level below, oᵢ)` into a
+ * new tree of all operands so far (whose order changes from one level to
+ * the next, regex.md §3.3 step 3), about k²/2 nodes for nothing but the
+ * last level. Here the levels are replayed on operand lists: the level
+ * below, flattened, is exactly its list (a tree of raw calls whose leaves
+ * are no disj calls), or [`%regex.any`]; only the top level's tree is
+ * built. The leaves and callees are rewritten in the generic rewrite's
+ * order. */
+static bool rewrite_disj_chain(MimRewriter *rw, MimDef *old, MimDef **res) {
+    RegexList spine = {0}; /* old, then each level below it */
+    MimDef *d = old, *a, *b;
+    while (binary_disj(d, &a, &b)) {
+        mim_vec_push(&spine, d);
+        d = a;
+    }
+    if (spine.len < 2) { /* one level: nothing to save */
+        mim_vec_free(&spine);
+        return false;
+    }
+    MimWorld *w = mim_rewriter_world(rw);
+    RegexList l = {0};
+    bool any = false, ok = mim_rewrite(rw, mim_def_type(old)) != NULL;
+    /* what the generic rewrite meets on its way down: each level's callee
+     * and operand type (the same nodes at every level) */
+    for (size_t i = 0; ok && i < spine.len; ++i) {
+        MimDef *callee = mim_def_op(spine.data[i], 0), *ops = mim_def_op(spine.data[i], 1);
+        ok = mim_rewrite(rw, callee) && mim_rewrite(rw, mim_def_type(ops));
+    }
+    MimDef *base = ok ? mim_rewrite(rw, d) : NULL;
+    if (!base) ok = false;
+    else regex_flatten(w, base, MIM_regex_disj, &l);
+    size_t specials = count_special(w, &l, 0); /* in l */
+    for (size_t i = spine.len; ok && i-- > 0;) {
+        binary_disj(spine.data[i], &a, &b);
+        MimDef *leaf = mim_rewrite(rw, b);
+        if (!leaf) {
+            ok = false;
+            break;
+        }
+        size_t before = l.len;
+        regex_flatten(w, leaf, MIM_regex_disj, &l);
+        specials += count_special(w, &l, before);
+        if (!specials) { /* a list of words, say: linear per level, no lookups */
+            reverse_unique(&l);
+            any = false;
+            continue;
+        }
+        ok = normalize_disj_list(w, &l, &any);
+        if (ok && any && i > 0) { /* the level is `%regex.any`: the next one flattens it */
+            MimDef *top = mim_world_annex(w, MIM_regex_any);
+            l.len = 0;
+            if (top) mim_vec_push(&l, top);
+            ok = top != NULL;
+        }
+        specials = count_special(w, &l, 0);
+    }
+    *res = ok ? disj_result(w, mim_rewrite(rw, mim_def_type(old)), &l, any) : NULL;
+    mim_vec_free(&l);
+    mim_vec_free(&spine);
+    return true;
 }

@@ -98,6 +98,7 @@ struct MimRewriter {
     MIM_VEC(MimRewriteRec) recs;
     MimRewriteHook hook; /* NULL = mim_rewrite_default */
     void *user;
+    int rules; /* MIM_APP_RULES read on first use: 0 unread, else a RuleMode (subst.c) */
     /* Between Worlds, the last source file name and its copy interned in
      * dst (nodes come in runs from one file: one lookup per run). */
     const char *file_src, *file_dst;

@@ -9,6 +9,7 @@
  * (binder, argument) in the World. */
 #include "ir/check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Bound on nested β-reductions; each level costs a few stack frames per
@@ -197,10 +198,57 @@ static MimDef *rewrite_var(MimRewriter *rw, MimDef *old) {
     return mim_var(rw->dst, nb);
 }
 
+/* ---- rewrite rules of applications (mim_world_set_app_rule) --------------- */
+
+enum RuleMode { RULES_ON = 1, RULES_OFF, RULES_CHECK };
+
+static int rule_mode(MimRewriter *rw) {
+    if (!rw->rules) {
+        const char *env = getenv("MIM_APP_RULES");
+        rw->rules = RULES_ON;
+        if (env && strcmp(env, "off") == 0) rw->rules = RULES_OFF;
+        if (env && strcmp(env, "check") == 0) rw->rules = RULES_CHECK;
+    }
+    return rw->rules;
+}
+
+/* The rule for old, a fully applied call of an axiom with a rule, in a
+ * rewriter without a hook (see rewrite.h); NULL if there is none. */
+static MimAppRule app_rule(MimRewriter *rw, const MimDef *old) {
+    if (rw->hook || old->node != MIM_APP || old->curry != 0 || !old->u.app.axiom || !rw->src->app_rules.len)
+        return NULL;
+    MimAppRule rule = mim_world_app_rule(rw->src, old->u.app.axiom->flags);
+    return rule && rule_mode(rw) != RULES_OFF ? rule : NULL;
+}
+
+static MimDef *rewrite_generic(MimRewriter *rw, MimDef *old);
+
+/* old rewritten by its rule: true with *res set, false if the rule leaves
+ * it to the generic rewrite. In check mode the generic rewrite runs too
+ * and must give the same node (both are hash-consed in the same World). */
+static bool rewrite_by_rule(MimRewriter *rw, MimDef *old, MimAppRule rule, MimDef **res) {
+    if (!rule(rw, old, res)) return false;
+    if (rule_mode(rw) != RULES_CHECK || !*res) return true;
+    MimDef *generic = rewrite_generic(rw, old);
+    if (generic != *res) {
+        mim_err(rw->dst, "the rewrite rule of '%s' gives '%s', the generic rewrite '%s'",
+                mim_str(rw->src, old), mim_str(rw->dst, *res), mim_str(rw->dst, generic));
+        *res = NULL;
+    }
+    return true;
+}
+
 MimDef *mim_rewrite_imm(MimRewriter *rw, MimDef *old) {
     if (old->node == MIM_EXTRACT) return rewrite_extract(rw, old);
     if (old->node == MIM_VAR) return rewrite_var(rw, old);
+    MimAppRule rule = app_rule(rw, old);
+    MimDef *res;
+    if (rule && rewrite_by_rule(rw, old, rule, &res)) return res;
+    return rewrite_generic(rw, old);
+}
 
+/* An immutable rebuilt from its rewritten type and operands. */
+static MimDef *rewrite_generic(MimRewriter *rw, MimDef *old) {
     MimDef *type = NULL;
     if (old->type && old->node != MIM_TYPE) { /* the type of Type follows its level */
         type = mim_rewrite(rw, old->type);

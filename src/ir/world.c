@@ -219,6 +219,7 @@ MimWorld *mim_world_inherit(MimWorld *old) {
     w->stack_budget = old->stack_budget;
     w->log_out = old->log_out;
     w->log_level = old->log_level;
+    for (size_t i = 0; i < old->app_rules.len; ++i) mim_vec_push(&w->app_rules, old->app_rules.data[i]);
     w->name = old->name ? mim_sym(&w->syms, old->name) : NULL;
     w->loc = old->loc;
     w->loc.file = old->loc.file ? mim_sym(&w->syms, old->loc.file) : NULL; /* old may be freed first */
@@ -236,6 +237,7 @@ void mim_world_free(MimWorld *w) {
         free(ps->state);
     }
     mim_vec_free(&w->plugin_states);
+    mim_vec_free(&w->app_rules);
     mim_vec_free(&w->externals);
     mim_vec_free(&w->annexes);
     mim_diag_free(&w->diag);
@@ -409,6 +411,21 @@ void mim_world_register_annex(MimWorld *w, uint64_t id, MimDef *def) {
     memmove(&w->annexes.data[i + 1], &w->annexes.data[i],
             (w->annexes.len - 1 - i) * sizeof *w->annexes.data);
     w->annexes.data[i] = (MimAnnexEntry){id, def};
+}
+
+void mim_world_set_app_rule(MimWorld *w, uint64_t id, MimAppRule rule) {
+    for (size_t i = 0; i < w->app_rules.len; ++i)
+        if (w->app_rules.data[i].id == id) {
+            w->app_rules.data[i].rule = rule;
+            return;
+        }
+    mim_vec_push(&w->app_rules, ((MimAppRuleEntry){id, rule}));
+}
+
+MimAppRule mim_world_app_rule(const MimWorld *w, uint64_t id) {
+    for (size_t i = 0; i < w->app_rules.len; ++i)
+        if (w->app_rules.data[i].id == id) return w->app_rules.data[i].rule;
+    return NULL;
 }
 
 size_t mim_world_num_annexes(MimWorld *w) { return w->annexes.len; }

@@ -10,6 +10,7 @@
 #include "mim/ptrmap.h"
 #include "util/sym.h"
 #include "mim/vec.h"
+#include "mim/rewrite.h"
 
 /* Open addressing over immutables, keyed by MimDef.hash. A slot holds the
  * node's address with the top 16 bits of its hash in the address bits above
@@ -31,6 +32,8 @@ typedef struct MimHashSet {
 void mim_world_reserve(MimWorld *w, size_t nodes);
 /* Stores plain addresses from now on (also used by tests). */
 void mim_world_untag_table(MimWorld *w);
+/* The rewrite rule registered for calls of axiom `id`, or NULL. */
+MimAppRule mim_world_app_rule(const MimWorld *w, uint64_t id);
 
 /* A slot's tag for `hash`: the hash's top 16 bits in the slot's top bits. */
 static inline uint64_t mim_table_tag(const MimHashSet *t, uint32_t hash) {
@@ -46,6 +49,11 @@ typedef struct MimPluginState { /* mim_world_plugin_state */
     void *state;
     void (*fini)(void *state);
 } MimPluginState;
+
+typedef struct MimAppRuleEntry { /* mim_world_set_app_rule */
+    uint64_t id;
+    MimAppRule rule;
+} MimAppRuleEntry;
 
 typedef struct MimAnnexEntry {
     uint64_t id;
@@ -74,6 +82,7 @@ struct MimWorld {
     FILE *log_out;        /* mim_world_set_log; NULL = no log */
     int log_level;
     MIM_VEC(MimPluginState) plugin_states;
+    MIM_VEC(MimAppRuleEntry) app_rules; /* few; inherited by heirs */
     char *strs[8];        /* ring of printed nodes for messages (mim_str) */
     unsigned str_next;
 
