@@ -23,15 +23,15 @@ static MimDef *emit_pi_dom(Emitter *e, MimAstPtrn *ptrn, bool has_ret, MimAstExp
     if (has_ret) {
         MimDef *sigma = mim_mut_sigma(w, emit_type_hole_univ(e), 2);
         if (!sigma || !mim_mut_set(w, sigma, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_proj(w, mim_var(w, sigma), 2, 0))) goto out;
+        if (!emit_ptrn_bind(e, ptrn, mim_proj(w, mim_var(w, sigma), 2, 0))) goto out;
         MimDef *R = ret ? emit_expr(e, ret) : emit_hole_type(e);
         if (!R || !mim_mut_set(w, sigma, 1, mim_cn(w, R))) goto out;
         dom = mim_immutabilize(w, sigma);
         if (!dom || !mim_mut_set(w, pi, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_proj(w, mim_var(w, pi), 2, 0))) goto out;
+        if (!emit_ptrn_bind(e, ptrn, mim_proj(w, mim_var(w, pi), 2, 0))) goto out;
     } else {
         if (!mim_mut_set(w, pi, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_var(w, pi))) goto out;
+        if (!emit_ptrn_bind(e, ptrn, mim_var(w, pi))) goto out;
     }
     res = pi;
 out:
@@ -98,11 +98,11 @@ static MimDef *emit_fun_lam(Emitter *e, MimAstFun *f, size_t k, MimDef *pi) {
     MimDef *var = lam ? mim_var(w, lam) : NULL;
     if (!var) goto out;
     if (f->style == MIM_FUN_RET && last) {
-        if (!emit_ptrn_value(e, dom->ptrn, mim_proj(w, var, 2, 0))) goto out;
+        if (!emit_ptrn_bind(e, dom->ptrn, mim_proj(w, var, 2, 0))) goto out;
         MimDef *ret = mim_proj(w, var, 2, 1);
         if (!ret) goto out;
         emit_bind(e, f->ret, ret);
-    } else if (!emit_ptrn_value(e, dom->ptrn, var)) {
+    } else if (!emit_ptrn_bind(e, dom->ptrn, var)) {
         goto out;
     }
     /* Default filter: tt, except ff for the last group of con/cn/fun/fn. */

@@ -57,9 +57,13 @@ MimDef *emit_expr(Emitter *e, MimAstExpr *x);
 MimDef *emit_ptrn_type(Emitter *e, MimAstPtrn *p);
 /* Fill the given (rec-declared) mutable sigma from tuple pattern p. */
 MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma);
-/* Bind the names of p to v and its projections (naming unnamed nodes).
- * Returns false on error. */
+/* Bind the names of p to v and its projections (naming unnamed nodes),
+ * after evaluating p's annotations for their errors (the pattern of a let
+ * or ret). Returns false on error. */
 bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v);
+/* The same for a pattern whose type was emitted already (a parameter):
+ * its annotations are not evaluated again. */
+bool emit_ptrn_bind(Emitter *e, MimAstPtrn *p, MimDef *v);
 /* Number of sigma elements of a tuple pattern (groups count per member). */
 size_t emit_ptrn_arity(const MimAstPtrn *p);
 

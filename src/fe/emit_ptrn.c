@@ -1,8 +1,9 @@
 /* Emission of patterns (language.md §5.2, §6.4; semantics.md §13): a
  * pattern used as a type builds a mutable sigma whose element names are
  * bound to projections of its own variable while later element types are
- * built, then immutabilizes it; a pattern bound to a value re-evaluates its
- * type annotations, then binds (and names) the projections of the value. */
+ * built, then immutabilizes it; a pattern bound to a value binds (and names)
+ * the projections of the value, after evaluating its type annotations once
+ * for their errors if nothing evaluated them as a type before (let, ret). */
 #include "fe/emit_impl.h"
 #include "ir/world_impl.h" /* the World's arena, for the sigma field names */
 
@@ -164,8 +165,9 @@ static void reeval_end(Emitter *e, uint32_t gid) {
     if (--e->reeval_depth == 0) e->reeval_gids += mim_world_gid_counter(e->w) - gid;
 }
 
-/* Re-evaluates a type annotation, discarding the result. Returns false on
- * error. */
+/* Evaluates a type annotation, discarding the result (a `let` or `ret`
+ * pattern is not a type: its annotations are evaluated for their errors).
+ * Returns false on error. */
 static bool reeval_expr(Emitter *e, MimAstExpr *type) {
     if (!type || !may_reeval(e, type, NULL)) return true;
     uint32_t gid = 0;
@@ -175,44 +177,62 @@ static bool reeval_expr(Emitter *e, MimAstExpr *type) {
     return ok;
 }
 
-static bool reeval_ptrn(Emitter *e, MimAstPtrn *p) {
+/* Evaluates the annotations of tuple pattern p as a type; *done tells
+ * whether they were (nested patterns then need no evaluation of their own). */
+static bool reeval_ptrn(Emitter *e, MimAstPtrn *p, bool *done) {
+    *done = false;
     if (!may_reeval(e, NULL, p)) return true;
     uint32_t gid = 0;
     reeval_begin(e, &gid);
     bool ok = emit_ptrn_type(e, p) != NULL;
     reeval_end(e, gid);
+    *done = true;
     return ok;
 }
 
 /* ---- patterns as values ------------------------------------------------------ */
 
-static bool elem_value(Emitter *e, Elem el, MimDef *v) {
-    if (el.member < 0) return emit_ptrn_value(e, el.ptrn, v);
+/* Binds p to v; `eval`: p's annotations have not been evaluated yet. */
+static bool bind_ptrn(Emitter *e, MimAstPtrn *p, MimDef *v, bool eval);
+
+static bool elem_value(Emitter *e, Elem el, MimDef *v, bool eval) {
+    if (el.member < 0) return bind_ptrn(e, el.ptrn, v, eval);
     MimLoc old = emit_push_loc(e, el.ptrn->loc);
     /* Only the last member stands for the group's type annotation. */
     bool last = (size_t)el.member + 1 == el.ptrn->u.group.num_members;
-    bool ok = !last || reeval_expr(e, el.ptrn->u.group.type);
+    bool ok = !eval || !last || reeval_expr(e, el.ptrn->u.group.type);
     if (ok) emit_bind(e, el.ptrn->u.group.members[el.member], v);
     emit_pop_loc(e, old);
     return ok;
 }
 
+typedef struct ProjBind {
+    MimDef *v;
+    bool eval;
+} ProjBind;
+
 static bool bind_proj(Emitter *e, Elem el, size_t i, size_t n, void *data) {
-    MimDef *v = mim_proj(e->w, (MimDef *)data, n, i);
-    return v && elem_value(e, el, v);
+    ProjBind *b = data;
+    MimDef *v = mim_proj(e->w, b->v, n, i);
+    return v && elem_value(e, el, v, b->eval);
 }
 
-bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v) {
+static bool bind_ptrn(Emitter *e, MimAstPtrn *p, MimDef *v, bool eval) {
     if (!v) return false;
     MimLoc old = emit_push_loc(e, p->loc);
-    bool ok;
+    bool ok, done = false;
     switch (p->kind) {
     case MIM_PTRN_ID:
-        ok = reeval_expr(e, p->u.id.type);
+        ok = !eval || reeval_expr(e, p->u.id.type);
         if (ok) emit_bind(e, p->u.id.binder, v);
         break;
-    case MIM_PTRN_EXPR: ok = reeval_expr(e, p->u.expr.type); break;
-    case MIM_PTRN_TUPLE: ok = reeval_ptrn(e, p) && for_each_elem(e, p, bind_proj, v); break;
+    case MIM_PTRN_EXPR: ok = !eval || reeval_expr(e, p->u.expr.type); break;
+    case MIM_PTRN_TUPLE: {
+        ok = !eval || reeval_ptrn(e, p, &done);
+        ProjBind b = {v, eval && !done};
+        ok = ok && for_each_elem(e, p, bind_proj, &b);
+        break;
+    }
     case MIM_PTRN_GROUP: /* only as a tuple element, handled by elem_value */
     default: ok = false; emit_error(e, p->loc, "internal error: unexpected pattern"); break;
     }
@@ -220,6 +240,10 @@ bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v) {
     emit_pop_loc(e, old);
     return ok;
 }
+
+bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v) { return bind_ptrn(e, p, v, true); }
+
+bool emit_ptrn_bind(Emitter *e, MimAstPtrn *p, MimDef *v) { return bind_ptrn(e, p, v, false); }
 
 /* ---- patterns as types ----------------------------------------------------- */
 
@@ -253,7 +277,7 @@ static bool fill_elem(Emitter *e, Elem el, size_t i, size_t n, void *data) {
     MimDef *t = elem_type(e, el);
     if (!t || !mim_mut_set(e->w, s->sigma, i, t)) return false;
     MimDef *v = mim_proj(e->w, s->var, n, i);
-    if (!v || !elem_value(e, el, v)) return false;
+    if (!v || !elem_value(e, el, v, false)) return false;
     MimSym name = field_name(el);
     if (name && !s->fields) s->fields = mim_arena_alloc(&e->w->arena, n * sizeof *s->fields);
     if (name) s->fields[i] = name;
