@@ -249,8 +249,33 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     return res;
 }
 
+/* Without inference, two nodes of different kinds are never α-equivalent
+ * (alpha_internal ends with that test), except the pairs it compares element
+ * by element (tuple/pack, sigma/array) and ⊤ or a maximum of levels: this
+ * answers without setting up a run (tuples of unrelated elements ask often). */
+static bool kinds_differ(const MimDef *a, const MimDef *b) {
+    if (a->node == b->node) return false;
+    for (int i = 0; i < 2; ++i) {
+        switch ((MimNode)(i ? b : a)->node) {
+        case MIM_TUPLE:
+        case MIM_PACK:
+        case MIM_SIGMA:
+        case MIM_ARR:
+        case MIM_TOP:
+        case MIM_UMAX:
+        case MIM_INFER: return false;
+        default: break;
+        }
+    }
+    return true;
+}
+
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
     if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
+    if (!infer && a && b) {
+        MimDef *ra = mim_resolve(w, a), *rb = mim_resolve(w, b);
+        if (ra && rb && kinds_differ(ra, rb)) return false;
+    }
     Alpha al;
     AlphaBufs bufs;
     alpha_init(&al, &bufs, w, infer);
