@@ -30,7 +30,11 @@ MimDef *mim_type_idx(MimWorld *w, MimDef *size) {
     return mim_app(w, w->builtin.idx, size);
 }
 
-MimDef *mim_type_idx_n(MimWorld *w, uint64_t size) { return mim_type_idx(w, mim_lit_nat(w, size)); }
+MimDef *mim_type_idx_n(MimWorld *w, uint64_t size) {
+    if (size >= MIM_SMALL_IDX) return mim_type_idx(w, mim_lit_nat(w, size));
+    if (!w->small_idx[size]) w->small_idx[size] = mim_type_idx(w, mim_lit_nat(w, size));
+    return w->small_idx[size];
+}
 
 MimDef *mim_type_int(MimWorld *w, unsigned width) {
     return mim_type_idx_n(w, width >= 64 ? 0 : UINT64_C(1) << width);
@@ -63,7 +67,10 @@ MimDef *mim_lit_nat(MimWorld *w, uint64_t value) {
 }
 
 MimDef *mim_lit_idx(MimWorld *w, uint64_t size, uint64_t value) {
-    return mim_lit(w, mim_type_idx_n(w, size), value);
+    if (size >= MIM_SMALL_IDX || value >= size) return mim_lit(w, mim_type_idx_n(w, size), value);
+    MimDef **slot = &w->small_idx_lit[size * (size - 1) / 2 + value];
+    if (!*slot) *slot = mim_lit(w, mim_type_idx_n(w, size), value);
+    return *slot;
 }
 
 MimDef *mim_lit_idx_mod(MimWorld *w, uint64_t size, uint64_t value) {

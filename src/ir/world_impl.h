@@ -41,6 +41,8 @@ static inline MimDef *mim_table_at(const MimHashSet *t, size_t i) {
     return (MimDef *)(uintptr_t)(t->slots[i] & ~t->tag_mask);
 }
 
+enum { MIM_SMALL_IDX = 16 };
+
 typedef struct MimPluginState { /* mim_world_plugin_state */
     uint64_t plugin;
     void *state;
@@ -76,6 +78,11 @@ struct MimWorld {
     MIM_VEC(MimPluginState) plugin_states;
     char *strs[8];        /* ring of printed nodes for messages (mim_str) */
     unsigned str_next;
+    /* `Idx n` and its literals for n < MIM_SMALL_IDX, filled as first built
+     * (lit.c): every projection asks for one. Literal v of Idx n is at
+     * n(n-1)/2 + v. */
+    MimDef *small_idx[MIM_SMALL_IDX];
+    MimDef *small_idx_lit[MIM_SMALL_IDX * (MIM_SMALL_IDX - 1) / 2];
 
     /* ---- checking section (owner: check/infer/fv/subst code) ---- */
     /* Zero-initialised = valid; released by mim_check_world_fini. */
