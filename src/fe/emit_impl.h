@@ -64,6 +64,10 @@ bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v);
 /* The same for a pattern whose type was emitted already (a parameter):
  * its annotations are not evaluated again. */
 bool emit_ptrn_bind(Emitter *e, MimAstPtrn *p, MimDef *v);
+/* May expression x (the annotations of pattern q) use a name that pattern p
+ * introduces? false only if certainly not. */
+bool emit_expr_may_use(const MimAstExpr *x, const MimAstPtrn *p);
+bool emit_ptrn_may_use(const MimAstPtrn *q, const MimAstPtrn *p);
 /* Number of sigma elements of a tuple pattern (groups count per member). */
 size_t emit_ptrn_arity(const MimAstPtrn *p);
 
