@@ -68,6 +68,9 @@ bool emit_ptrn_bind(Emitter *e, MimAstPtrn *p, MimDef *v);
  * introduces? false only if certainly not. */
 bool emit_expr_may_use(const MimAstExpr *x, const MimAstPtrn *p);
 bool emit_ptrn_may_use(const MimAstPtrn *q, const MimAstPtrn *p);
+/* The immutable sigma of `types`, with the errors of a mutable sigma's
+ * completion (the element types must be types). */
+MimDef *emit_sigma(Emitter *e, MimDef *const *types, size_t n);
 /* Number of sigma elements of a tuple pattern (groups count per member). */
 size_t emit_ptrn_arity(const MimAstPtrn *p);
 

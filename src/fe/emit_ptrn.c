@@ -402,6 +402,11 @@ static bool sigma_skips_sort(MimDef *const *types, size_t n) {
     return false;
 }
 
+MimDef *emit_sigma(Emitter *e, MimDef *const *types, size_t n) {
+    if (sigma_skips_sort(types, n) && !mim_sort_of_types(e->w, types, n)) return NULL;
+    return mim_sigma(e->w, types, n);
+}
+
 /* A tuple pattern whose element types use none of its names: the sigma of
  * the element types, i.e. what immutabilizing the mutable sigma gives when
  * its variable is unused (its field names are not kept either). */
@@ -409,10 +414,7 @@ static MimDef *plain_sigma(Emitter *e, MimAstPtrn *p) {
     size_t n = emit_ptrn_arity(p);
     MimDef *small[8], **types = n <= 8 ? small : calloc(n, sizeof *types);
     if (!types) return emit_error(e, p->loc, "out of memory");
-    MimDef *t = NULL;
-    if (for_each_elem(e, p, plain_elem, types) &&
-        (!sigma_skips_sort(types, n) || mim_sort_of_types(e->w, types, n)))
-        t = mim_sigma(e->w, types, n);
+    MimDef *t = for_each_elem(e, p, plain_elem, types) ? emit_sigma(e, types, n) : NULL;
     if (types != small) free(types);
     return t;
 }
