@@ -29,6 +29,8 @@ typedef struct MimHashSet {
 
 /* Room for `nodes` more immutables without growing the table on the way. */
 void mim_world_reserve(MimWorld *w, size_t nodes);
+/* Creates the Idx types and literals of MimWorld.small_idx (lit.c). */
+void mim_world_fill_small_idx(MimWorld *w);
 /* Stores plain addresses from now on (also used by tests). */
 void mim_world_untag_table(MimWorld *w);
 
@@ -78,9 +80,11 @@ struct MimWorld {
     MIM_VEC(MimPluginState) plugin_states;
     char *strs[8];        /* ring of printed nodes for messages (mim_str) */
     unsigned str_next;
-    /* `Idx n` and its literals for n < MIM_SMALL_IDX, filled as first built
-     * (lit.c): every projection asks for one. Literal v of Idx n is at
-     * n(n-1)/2 + v. */
+    /* `Idx n` and its literals for n < MIM_SMALL_IDX, made with the
+     * builtins (mim_world_fill_small_idx), so that whether a later
+     * construction consumes gids does not depend on what was built before
+     * (a World read from an image numbers as one built from source): every
+     * projection asks for one. Literal v of Idx n is at n(n-1)/2 + v. */
     MimDef *small_idx[MIM_SMALL_IDX];
     MimDef *small_idx_lit[MIM_SMALL_IDX * (MIM_SMALL_IDX - 1) / 2];
 
