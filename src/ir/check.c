@@ -249,33 +249,43 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     return res;
 }
 
-/* Without inference, two nodes of different kinds are never α-equivalent
- * (alpha_internal ends with that test), except the pairs it compares element
- * by element (tuple/pack, sigma/array) and ⊤ or a maximum of levels: this
- * answers without setting up a run (tuples of unrelated elements ask often). */
-static bool kinds_differ(const MimDef *a, const MimDef *b) {
-    if (a->node == b->node) return false;
-    for (int i = 0; i < 2; ++i) {
-        switch ((MimNode)(i ? b : a)->node) {
-        case MIM_TUPLE:
-        case MIM_PACK:
-        case MIM_SIGMA:
-        case MIM_ARR:
-        case MIM_TOP:
-        case MIM_UMAX:
-        case MIM_INFER: return false;
-        default: break;
-        }
+/* Nodes alpha_internal compares other than operand by operand: a tuple
+ * with a pack, a sigma with an array, ⊤, maxima of levels, holes. */
+static bool special_kind(const MimDef *d) {
+    switch ((MimNode)d->node) {
+    case MIM_TUPLE:
+    case MIM_PACK:
+    case MIM_SIGMA:
+    case MIM_ARR:
+    case MIM_TOP:
+    case MIM_UMAX:
+    case MIM_INFER: return true;
+    default: return false;
     }
-    return true;
+}
+
+/* Certainly not α-equivalent without inference (false: maybe)? alpha_internal
+ * needs the same kind (except the special ones), then for immutables the
+ * same flags and operand count and all operands equal. Mutables and
+ * variables (whose binders the comparison may have paired) are left to the
+ * full comparison. This answers without setting up a run (tuples of
+ * unrelated elements ask often, for N-PackTup). */
+static bool certainly_differ(MimWorld *w, MimDef *a, MimDef *b, unsigned depth) {
+    a = mim_resolve(w, a);
+    b = mim_resolve(w, b);
+    if (!a || !b || a == b || special_kind(a) || special_kind(b)) return false;
+    if (a->node != b->node) return true;
+    if (a->is_mut || b->is_mut || a->node == MIM_VAR) return false;
+    if (a->flags != b->flags || a->num_ops != b->num_ops) return true;
+    if (depth == 0) return false;
+    for (uint32_t i = 0; i < a->num_ops; ++i)
+        if (certainly_differ(w, a->ops[i], b->ops[i], depth - 1)) return true;
+    return false;
 }
 
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
     if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
-    if (!infer && a && b) {
-        MimDef *ra = mim_resolve(w, a), *rb = mim_resolve(w, b);
-        if (ra && rb && kinds_differ(ra, rb)) return false;
-    }
+    if (!infer && a && b && certainly_differ(w, a, b, 3)) return false;
     Alpha al;
     AlphaBufs bufs;
     alpha_init(&al, &bufs, w, infer);
