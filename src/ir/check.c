@@ -283,9 +283,25 @@ static bool certainly_differ(MimWorld *w, MimDef *a, MimDef *b, unsigned depth) 
     return false;
 }
 
+/* `Type l` against `Type ?` with l free of holes, the completion of every
+ * mutable Pi and sigma (their declared sort is a level hole): the full
+ * comparison would solve the hole with l and nothing else; so does this,
+ * without setting up a run. */
+static bool solve_level(MimWorld *w, MimDef *t, MimDef *u) {
+    t = mim_resolve(w, t);
+    u = mim_resolve(w, u);
+    if (!t || !u || t == u || t->node != MIM_TYPE || u->node != MIM_TYPE || t->flags != u->flags) return false;
+    MimDef *l = mim_resolve(w, t->ops[0]), *h = mim_resolve(w, u->ops[0]);
+    if (!l || !h || l->is_mut || (l->dep & MIM_DEP_INFER) || l->node == MIM_GLOBAL || !mim_is_open_hole(h))
+        return false;
+    mim_hole_solve(w, h, l);
+    return true;
+}
+
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
     if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
     if (!infer && a && b && certainly_differ(w, a, b, 3)) return false;
+    if (infer && a && b && (solve_level(w, a, b) || solve_level(w, b, a))) return true;
     Alpha al;
     AlphaBufs bufs;
     alpha_init(&al, &bufs, w, infer);
