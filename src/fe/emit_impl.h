@@ -9,20 +9,21 @@
 #define MIM_FE_EMIT_IMPL_H
 
 #include "fe/emit.h"
+#include "ir/world_impl.h" /* MimWorld.loc */
 
 typedef struct Emitter {
     MimWorld *w;
     MimAstModule *module;
     const MimEmitHooks *hooks;
-    /* Binding a pattern re-evaluates its type annotations (semantics.md §13)
-     * only for the gids this consumes. The reference repeats this for every
-     * pattern nested in the annotation, at a cost exponential in the nesting
-     * depth. Here an annotation is re-evaluated only if it has at most
-     * EMIT_REEVAL_SIZE AST nodes, at most EMIT_REEVAL_DEPTH re-evaluations
-     * are nested, and re-evaluations so far consumed at most twice as many
-     * gids as everything else (plus EMIT_REEVAL_SLACK): ordinary programs
-     * are emitted like the reference, pathological nesting costs at most
-     * three times the normal work. */
+    /* Binding a `let` or `ret` pattern evaluates its type annotations
+     * (semantics.md §13) and discards them: only their errors count. The
+     * reference repeats this for every pattern nested in the annotation, at
+     * a cost exponential in the nesting depth. Here an annotation is
+     * evaluated only if it has at most EMIT_REEVAL_SIZE AST nodes, at most
+     * EMIT_REEVAL_DEPTH such evaluations are nested, and they so far
+     * consumed at most twice as many gids as everything else (plus
+     * EMIT_REEVAL_SLACK): pathological nesting costs at most three times
+     * the normal work. */
     unsigned reeval_depth;
     uint64_t reeval_gids; /* gids consumed by outermost re-evaluations */
 } Emitter;
@@ -30,8 +31,15 @@ typedef struct Emitter {
 enum { EMIT_REEVAL_DEPTH = 2, EMIT_REEVAL_SIZE = 32, EMIT_REEVAL_SLACK = 4096 };
 
 /* ---- emit.c: shared helpers ---- */
-MimLoc emit_push_loc(Emitter *e, MimLoc loc); /* returns the previous location */
-void emit_pop_loc(Emitter *e, MimLoc old);
+/* The World's location for new nodes and diagnostics; push returns the
+ * previous one. Inline: emission sets it around every construct. */
+static inline MimLoc emit_push_loc(Emitter *e, MimLoc loc) {
+    MimLoc old = e->w->loc;
+    e->w->loc = loc;
+    return old;
+}
+
+static inline void emit_pop_loc(Emitter *e, MimLoc old) { e->w->loc = old; }
 /* A front-end error of emission time; always returns NULL. */
 MimDef *emit_error(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
 void emit_warning(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
