@@ -11,14 +11,6 @@
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-MimLoc emit_push_loc(Emitter *e, MimLoc loc) {
-    MimLoc old = mim_world_loc(e->w);
-    mim_world_set_loc(e->w, loc);
-    return old;
-}
-
-void emit_pop_loc(Emitter *e, MimLoc old) { mim_world_set_loc(e->w, old); }
-
 static void report(Emitter *e, MimSeverity sev, MimLoc loc, const char *fmt, va_list ap) {
     mim_diag_vreport(mim_world_diag(e->w), sev, loc, fmt, ap);
 }

@@ -7,13 +7,36 @@
 
 #include <stdlib.h>
 
+/* The domain [dom, Cn R] of the last Pi of Fn/fun. R sees the pattern's
+ * names bound to projections of the sigma's variable; if R cannot use them
+ * (or is a hole), the immutable sigma is built at once (what immutabilizing
+ * the mutable one gave). */
+static MimDef *emit_ret_dom(Emitter *e, MimAstPtrn *ptrn, MimDef *dom, MimAstExpr *ret) {
+    MimWorld *w = e->w;
+    if (!ret || !emit_expr_may_use(ret, ptrn)) {
+        MimDef *R = ret ? emit_expr(e, ret) : emit_hole_type(e);
+        MimDef *cn = R ? mim_cn(w, R) : NULL;
+        if (!cn) return NULL;
+        MimDef *ops[2] = {dom, cn};
+        return emit_sigma(e, ops, 2);
+    }
+    MimDef *sigma = mim_mut_sigma(w, emit_type_hole_univ(e), 2);
+    if (!sigma || !mim_mut_set(w, sigma, 0, dom)) return NULL;
+    if (!emit_ptrn_bind(e, ptrn, mim_proj(w, mim_var(w, sigma), 2, 0))) return NULL;
+    MimDef *R = emit_expr(e, ret);
+    if (!R || !mim_mut_set(w, sigma, 1, mim_cn(w, R))) return NULL;
+    return mim_immutabilize(w, sigma);
+}
+
 /* One domain of a Pi chain: a fresh mutable Pi (or the rec-declared `pi`)
  * with a level-hole type and the domain's implicit bit. With `has_ret` (the
- * last domain of Fn/fun) the domain is the sigma [dom, Cn R], in which R
- * sees the pattern's names bound to projections of the sigma's variable;
- * `ret` is R's expression (NULL: a hole). */
+ * last domain of Fn/fun) the domain is the sigma [dom, Cn R]; `ret` is R's
+ * expression (NULL: a hole). `bind`: the pattern's names are bound to the
+ * Pi's variable for the rest of the chain (not needed when nothing after
+ * the domain can use them: the last domain of a continuation type, whose
+ * codomain is ⊥ and which prints without its variable). */
 static MimDef *emit_pi_dom(Emitter *e, MimAstPtrn *ptrn, bool has_ret, MimAstExpr *ret,
-                           MimDef *pi) {
+                           MimDef *pi, bool bind) {
     MimWorld *w = e->w;
     MimLoc old = emit_push_loc(e, ptrn->loc);
     MimDef *res = NULL;
@@ -21,17 +44,12 @@ static MimDef *emit_pi_dom(Emitter *e, MimAstPtrn *ptrn, bool has_ret, MimAstExp
     MimDef *dom = pi ? emit_ptrn_type(e, ptrn) : NULL;
     if (!dom) goto out;
     if (has_ret) {
-        MimDef *sigma = mim_mut_sigma(w, emit_type_hole_univ(e), 2);
-        if (!sigma || !mim_mut_set(w, sigma, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_proj(w, mim_var(w, sigma), 2, 0))) goto out;
-        MimDef *R = ret ? emit_expr(e, ret) : emit_hole_type(e);
-        if (!R || !mim_mut_set(w, sigma, 1, mim_cn(w, R))) goto out;
-        dom = mim_immutabilize(w, sigma);
+        dom = emit_ret_dom(e, ptrn, dom, ret);
         if (!dom || !mim_mut_set(w, pi, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_proj(w, mim_var(w, pi), 2, 0))) goto out;
+        if (bind && !emit_ptrn_bind(e, ptrn, mim_proj(w, mim_var(w, pi), 2, 0))) goto out;
     } else {
         if (!mim_mut_set(w, pi, 0, dom)) goto out;
-        if (!emit_ptrn_value(e, ptrn, mim_var(w, pi))) goto out;
+        if (bind && !emit_ptrn_bind(e, ptrn, mim_var(w, pi))) goto out;
     }
     res = pi;
 out:
@@ -59,7 +77,7 @@ MimDef *emit_pi_expr(Emitter *e, MimAstExpr *x, MimDef *decl) {
     for (size_t k = 0; k < n; ++k) {
         bool last = k + 1 == n;
         pis[k] = emit_pi_dom(e, x->u.pi.doms[k], is_fn && last, is_fn ? x->u.pi.codom : NULL,
-                             k == 0 ? decl : NULL);
+                             k == 0 ? decl : NULL, true);
         if (!pis[k]) goto out;
     }
     MimDef *codom = is_cn || is_fn ? mim_bot(e->w, mim_star(e->w)) : emit_expr(e, x->u.pi.codom);
@@ -78,7 +96,8 @@ static MimDef *emit_fun_pi(Emitter *e, MimAstFun *f, size_t k, MimDef **pis) {
     bool is_ret = f->style == MIM_FUN_RET;
     for (size_t j = k; j < n; ++j) {
         bool last = j + 1 == n;
-        pis[j] = emit_pi_dom(e, f->doms[j].ptrn, is_ret && last, is_ret ? f->codom : NULL, NULL);
+        pis[j] = emit_pi_dom(e, f->doms[j].ptrn, is_ret && last, is_ret ? f->codom : NULL, NULL,
+                             !(last && f->style != MIM_FUN_DIRECT));
         if (!pis[j]) return NULL;
     }
     MimDef *codom;
@@ -98,11 +117,11 @@ static MimDef *emit_fun_lam(Emitter *e, MimAstFun *f, size_t k, MimDef *pi) {
     MimDef *var = lam ? mim_var(w, lam) : NULL;
     if (!var) goto out;
     if (f->style == MIM_FUN_RET && last) {
-        if (!emit_ptrn_value(e, dom->ptrn, mim_proj(w, var, 2, 0))) goto out;
+        if (!emit_ptrn_bind(e, dom->ptrn, mim_proj(w, var, 2, 0))) goto out;
         MimDef *ret = mim_proj(w, var, 2, 1);
         if (!ret) goto out;
         emit_bind(e, f->ret, ret);
-    } else if (!emit_ptrn_value(e, dom->ptrn, var)) {
+    } else if (!emit_ptrn_bind(e, dom->ptrn, var)) {
         goto out;
     }
     /* Default filter: tt, except ff for the last group of con/cn/fun/fn. */

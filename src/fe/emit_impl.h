@@ -9,20 +9,21 @@
 #define MIM_FE_EMIT_IMPL_H
 
 #include "fe/emit.h"
+#include "ir/world_impl.h" /* MimWorld.loc */
 
 typedef struct Emitter {
     MimWorld *w;
     MimAstModule *module;
     const MimEmitHooks *hooks;
-    /* Binding a pattern re-evaluates its type annotations (semantics.md §13)
-     * only for the gids this consumes. The reference repeats this for every
-     * pattern nested in the annotation, at a cost exponential in the nesting
-     * depth. Here an annotation is re-evaluated only if it has at most
-     * EMIT_REEVAL_SIZE AST nodes, at most EMIT_REEVAL_DEPTH re-evaluations
-     * are nested, and re-evaluations so far consumed at most twice as many
-     * gids as everything else (plus EMIT_REEVAL_SLACK): ordinary programs
-     * are emitted like the reference, pathological nesting costs at most
-     * three times the normal work. */
+    /* Binding a `let` or `ret` pattern evaluates its type annotations
+     * (semantics.md §13) and discards them: only their errors count. The
+     * reference repeats this for every pattern nested in the annotation, at
+     * a cost exponential in the nesting depth. Here an annotation is
+     * evaluated only if it has at most EMIT_REEVAL_SIZE AST nodes, at most
+     * EMIT_REEVAL_DEPTH such evaluations are nested, and they so far
+     * consumed at most twice as many gids as everything else (plus
+     * EMIT_REEVAL_SLACK): pathological nesting costs at most three times
+     * the normal work. */
     unsigned reeval_depth;
     uint64_t reeval_gids; /* gids consumed by outermost re-evaluations */
 } Emitter;
@@ -30,8 +31,15 @@ typedef struct Emitter {
 enum { EMIT_REEVAL_DEPTH = 2, EMIT_REEVAL_SIZE = 32, EMIT_REEVAL_SLACK = 4096 };
 
 /* ---- emit.c: shared helpers ---- */
-MimLoc emit_push_loc(Emitter *e, MimLoc loc); /* returns the previous location */
-void emit_pop_loc(Emitter *e, MimLoc old);
+/* The World's location for new nodes and diagnostics; push returns the
+ * previous one. Inline: emission sets it around every construct. */
+static inline MimLoc emit_push_loc(Emitter *e, MimLoc loc) {
+    MimLoc old = e->w->loc;
+    e->w->loc = loc;
+    return old;
+}
+
+static inline void emit_pop_loc(Emitter *e, MimLoc old) { e->w->loc = old; }
 /* A front-end error of emission time; always returns NULL. */
 MimDef *emit_error(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
 void emit_warning(Emitter *e, MimLoc loc, const char *fmt, ...) MIM_PRINTF(3, 4);
@@ -57,9 +65,20 @@ MimDef *emit_expr(Emitter *e, MimAstExpr *x);
 MimDef *emit_ptrn_type(Emitter *e, MimAstPtrn *p);
 /* Fill the given (rec-declared) mutable sigma from tuple pattern p. */
 MimDef *emit_ptrn_sigma_body(Emitter *e, MimAstPtrn *p, MimDef *sigma);
-/* Bind the names of p to v and its projections (naming unnamed nodes).
- * Returns false on error. */
+/* Bind the names of p to v and its projections (naming unnamed nodes),
+ * after evaluating p's annotations for their errors (the pattern of a let
+ * or ret). Returns false on error. */
 bool emit_ptrn_value(Emitter *e, MimAstPtrn *p, MimDef *v);
+/* The same for a pattern whose type was emitted already (a parameter):
+ * its annotations are not evaluated again. */
+bool emit_ptrn_bind(Emitter *e, MimAstPtrn *p, MimDef *v);
+/* May expression x (the annotations of pattern q) use a name that pattern p
+ * introduces? false only if certainly not. */
+bool emit_expr_may_use(const MimAstExpr *x, const MimAstPtrn *p);
+bool emit_ptrn_may_use(const MimAstPtrn *q, const MimAstPtrn *p);
+/* The immutable sigma of `types`, with the errors of a mutable sigma's
+ * completion (the element types must be types). */
+MimDef *emit_sigma(Emitter *e, MimDef *const *types, size_t n);
 /* Number of sigma elements of a tuple pattern (groups count per member). */
 size_t emit_ptrn_arity(const MimAstPtrn *p);
 

@@ -234,6 +234,8 @@ static bool starts_md(const MimLexer *lx) {
     return byte_at(lx, 0) == '/' && byte_at(lx, 1) == '/' && byte_at(lx, 2) == '/';
 }
 
+static void init_keywords(MimLexer *lx);
+
 void mim_lexer_init(MimLexer *lx, MimWorld *w, MimArena *arena, MimDiag *diag, const char *file,
                     const char *src, size_t len, FILE *md) {
     memset(lx, 0, sizeof *lx);
@@ -246,6 +248,7 @@ void mim_lexer_init(MimLexer *lx, MimWorld *w, MimArena *arena, MimDiag *diag, c
     lx->row = lx->col = 1;
     lx->first_char = true;
     lx->md = md;
+    init_keywords(lx);
     if (len >= 3 && memcmp(src, "\xef\xbb\xbf", 3) == 0) lx->p += 3; /* byte order mark */
     if (md && !starts_md(lx)) {
         fputs("```\n", md);
@@ -563,11 +566,22 @@ static const Keyword keywords[] = {
     {"lm", 2, MIM_TOK_LAMBDA}, {"bot", 3, MIM_TOK_BOT}, {"top", 3, MIM_TOK_TOP}, {"insert", 6, MIM_TOK_INS},
 };
 
-static MimTokKind keyword(const char *s, size_t n) {
-    if (n > 6) return MIM_TOK_ID;
-    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; ++i) /* length and first byte: cheap filters */
-        if (keywords[i].n == n && keywords[i].s[0] == s[0] && memcmp(keywords[i].s, s, n) == 0)
-            return keywords[i].k;
+enum { NUM_KEYWORDS = sizeof keywords / sizeof *keywords };
+_Static_assert(NUM_KEYWORDS < 64, "MimLexer.kw_next holds the keyword chains");
+
+/* Chains the keywords by first byte, in table order. */
+static void init_keywords(MimLexer *lx) {
+    for (size_t i = NUM_KEYWORDS; i-- > 0;) {
+        unsigned char c = (unsigned char)keywords[i].s[0];
+        lx->kw_next[i] = lx->kw_head[c];
+        lx->kw_head[c] = (uint8_t)(i + 1);
+    }
+}
+
+static MimTokKind keyword(const MimLexer *lx, const char *s, size_t n) {
+    if (n > 6 || (unsigned char)s[0] >= 128) return MIM_TOK_ID;
+    for (unsigned i = lx->kw_head[(unsigned char)s[0]]; i; i = lx->kw_next[i - 1])
+        if (keywords[i - 1].n == n && memcmp(keywords[i - 1].s, s, n) == 0) return keywords[i - 1].k;
     return MIM_TOK_ID;
 }
 
@@ -587,7 +601,7 @@ static MimTok lex_id(MimLexer *lx) {
     const unsigned char *start = lx->p;
     lex_id_chars(lx, &last);
     size_t n = (size_t)(lx->p - start);
-    MimTokKind k = keyword((const char *)start, n);
+    MimTokKind k = keyword(lx, (const char *)start, n);
     MimTok t = make_tok(lx, k, begin, last);
     if (k == MIM_TOK_ID) t.v.sym = mim_world_sym_n(lx->world, (const char *)start, n);
     return t;

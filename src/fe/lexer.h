@@ -26,6 +26,9 @@ typedef struct MimLexer {
     bool md_code;       /* a code fence is open */
     char *buf;          /* scratch for literal texts */
     size_t buf_len, buf_cap;
+    /* Keywords by first byte (ASCII): 1 + index of the first in the keyword
+     * table, chained through kw_next; 0 ends a chain. */
+    uint8_t kw_head[128], kw_next[64];
 } MimLexer;
 
 void mim_lexer_init(MimLexer *lx, MimWorld *w, MimArena *arena, MimDiag *diag, const char *file,

@@ -249,8 +249,59 @@ static bool alpha_(Alpha *a, MimDef *d1, MimDef *d2) {
     return res;
 }
 
+/* Nodes alpha_internal compares other than operand by operand: a tuple
+ * with a pack, a sigma with an array, ⊤, maxima of levels, holes. */
+static bool special_kind(const MimDef *d) {
+    switch ((MimNode)d->node) {
+    case MIM_TUPLE:
+    case MIM_PACK:
+    case MIM_SIGMA:
+    case MIM_ARR:
+    case MIM_TOP:
+    case MIM_UMAX:
+    case MIM_INFER: return true;
+    default: return false;
+    }
+}
+
+/* Certainly not α-equivalent without inference (false: maybe)? alpha_internal
+ * needs the same kind (except the special ones), then for immutables the
+ * same flags and operand count and all operands equal. Mutables and
+ * variables (whose binders the comparison may have paired) are left to the
+ * full comparison. This answers without setting up a run (tuples of
+ * unrelated elements ask often, for N-PackTup). */
+static bool certainly_differ(MimWorld *w, MimDef *a, MimDef *b, unsigned depth) {
+    a = mim_resolve(w, a);
+    b = mim_resolve(w, b);
+    if (!a || !b || a == b || special_kind(a) || special_kind(b)) return false;
+    if (a->node != b->node) return true;
+    if (a->is_mut || b->is_mut || a->node == MIM_VAR) return false;
+    if (a->flags != b->flags || a->num_ops != b->num_ops) return true;
+    if (depth == 0) return false;
+    for (uint32_t i = 0; i < a->num_ops; ++i)
+        if (certainly_differ(w, a->ops[i], b->ops[i], depth - 1)) return true;
+    return false;
+}
+
+/* `Type l` against `Type ?` with l free of holes, the completion of every
+ * mutable Pi and sigma (their declared sort is a level hole): the full
+ * comparison would solve the hole with l and nothing else; so does this,
+ * without setting up a run. */
+static bool solve_level(MimWorld *w, MimDef *t, MimDef *u) {
+    t = mim_resolve(w, t);
+    u = mim_resolve(w, u);
+    if (!t || !u || t == u || t->node != MIM_TYPE || u->node != MIM_TYPE || t->flags != u->flags) return false;
+    MimDef *l = mim_resolve(w, t->ops[0]), *h = mim_resolve(w, u->ops[0]);
+    if (!l || !h || l->is_mut || (l->dep & MIM_DEP_INFER) || l->node == MIM_GLOBAL || !mim_is_open_hole(h))
+        return false;
+    mim_hole_solve(w, h, l);
+    return true;
+}
+
 bool mim_alpha(MimWorld *w, MimDef *a, MimDef *b, bool infer) {
     if (a == b && (!a || !(a->dep & MIM_DEP_VAR))) return true; /* O(1) fast path */
+    if (!infer && a && b && certainly_differ(w, a, b, 3)) return false;
+    if (infer && a && b && (solve_level(w, a, b) || solve_level(w, b, a))) return true;
     Alpha al;
     AlphaBufs bufs;
     alpha_init(&al, &bufs, w, infer);

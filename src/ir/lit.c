@@ -30,7 +30,17 @@ MimDef *mim_type_idx(MimWorld *w, MimDef *size) {
     return mim_app(w, w->builtin.idx, size);
 }
 
-MimDef *mim_type_idx_n(MimWorld *w, uint64_t size) { return mim_type_idx(w, mim_lit_nat(w, size)); }
+/* Not while the builtins are made (nat_max is the last one): they keep the
+ * gids of the reference's creation order (semantics.md §4.2). */
+static bool small_idx_cached(const MimWorld *w, uint64_t size) {
+    return size < MIM_SMALL_IDX && w->builtin.nat_max;
+}
+
+MimDef *mim_type_idx_n(MimWorld *w, uint64_t size) {
+    if (!small_idx_cached(w, size)) return mim_type_idx(w, mim_lit_nat(w, size));
+    if (!w->small_idx[size]) w->small_idx[size] = mim_type_idx(w, mim_lit_nat(w, size));
+    return w->small_idx[size];
+}
 
 MimDef *mim_type_int(MimWorld *w, unsigned width) {
     return mim_type_idx_n(w, width >= 64 ? 0 : UINT64_C(1) << width);
@@ -63,7 +73,16 @@ MimDef *mim_lit_nat(MimWorld *w, uint64_t value) {
 }
 
 MimDef *mim_lit_idx(MimWorld *w, uint64_t size, uint64_t value) {
-    return mim_lit(w, mim_type_idx_n(w, size), value);
+    if (!small_idx_cached(w, size) || value >= size) return mim_lit(w, mim_type_idx_n(w, size), value);
+    MimDef **slot = &w->small_idx_lit[size * (size - 1) / 2 + value];
+    if (!*slot) *slot = mim_lit(w, mim_type_idx_n(w, size), value);
+    return *slot;
+}
+
+void mim_world_fill_small_idx(MimWorld *w) {
+    for (uint64_t size = 0; size < MIM_SMALL_IDX; ++size)
+        for (uint64_t value = 0; value < size; ++value) mim_lit_idx(w, size, value);
+    mim_type_idx_n(w, 0);
 }
 
 MimDef *mim_lit_idx_mod(MimWorld *w, uint64_t size, uint64_t value) {

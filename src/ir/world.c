@@ -182,6 +182,7 @@ static void create_builtins(MimWorld *w) {
     b->ff = mim_lit_idx(w, 2, 0);
     b->tt = mim_lit_idx(w, 2, 1);
     b->nat_max = mim_lit_nat(w, UINT64_MAX);
+    mim_world_fill_small_idx(w); /* after the reference's builtins: their gids stay */
 }
 
 /* ---- lifetime and configuration --------------------------------------------- */

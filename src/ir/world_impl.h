@@ -30,6 +30,8 @@ typedef struct MimHashSet {
 
 /* Room for `nodes` more immutables without growing the table on the way. */
 void mim_world_reserve(MimWorld *w, size_t nodes);
+/* Creates the Idx types and literals of MimWorld.small_idx (lit.c). */
+void mim_world_fill_small_idx(MimWorld *w);
 /* Stores plain addresses from now on (also used by tests). */
 void mim_world_untag_table(MimWorld *w);
 /* The rewrite rule registered for calls of axiom `id`, or NULL. */
@@ -43,6 +45,8 @@ static inline uint64_t mim_table_tag(const MimHashSet *t, uint32_t hash) {
 static inline MimDef *mim_table_at(const MimHashSet *t, size_t i) {
     return (MimDef *)(uintptr_t)(t->slots[i] & ~t->tag_mask);
 }
+
+enum { MIM_SMALL_IDX = 16 };
 
 typedef struct MimPluginState { /* mim_world_plugin_state */
     uint64_t plugin;
@@ -85,6 +89,13 @@ struct MimWorld {
     MIM_VEC(MimAppRuleEntry) app_rules; /* few; inherited by heirs */
     char *strs[8];        /* ring of printed nodes for messages (mim_str) */
     unsigned str_next;
+    /* `Idx n` and its literals for n < MIM_SMALL_IDX, made with the
+     * builtins (mim_world_fill_small_idx), so that whether a later
+     * construction consumes gids does not depend on what was built before
+     * (a World read from an image numbers as one built from source): every
+     * projection asks for one. Literal v of Idx n is at n(n-1)/2 + v. */
+    MimDef *small_idx[MIM_SMALL_IDX];
+    MimDef *small_idx_lit[MIM_SMALL_IDX * (MIM_SMALL_IDX - 1) / 2];
 
     /* ---- checking section (owner: check/infer/fv/subst code) ---- */
     /* Zero-initialised = valid; released by mim_check_world_fini. */
