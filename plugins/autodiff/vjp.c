@@ -24,6 +24,10 @@
  *   offset;
  * - a block whose reverse is empty (it jumps only to blocks without float
  *   parameters) pushes no record;
+ * - a counted loop's body (counted_loop: a counter H#k + 1 from a literal
+ *   start, the reverse reading nothing else of the loop) pushes no record
+ *   per iteration: the loop's exit pushes one, and the backward sweep runs
+ *   the body's reverse with the counter counting down (build_lr_bwd);
  * - a nested function called from one place (without pointer arguments)
  *   becomes blocks of f (inline_once); one called from several places,
  *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
@@ -1247,7 +1251,10 @@ static int build_lr_bwd(Rev *rv, long b) {
     bool ok = lr_body(rv, b, more, head, S, s, rest, n);
     free(rest);
     if (!ok) return 0;
-    if (rv->slots[b].n != n) return fail(rv, B, "the loop (its record changed)") ? 0 : 0;
+    if (rv->slots[b].n != n) { /* the second build read no other leaf: they all map to parameters */
+        fail(rv, B, "the loop (its record changed)");
+        return 0;
+    }
     MimDef *p = mim_proj(w, S, ns, S_POS);
     MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
     for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
