@@ -24,6 +24,10 @@
  *   offset;
  * - a block whose reverse is empty (it jumps only to blocks without float
  *   parameters) pushes no record;
+ * - a counted loop's body (counted_loop: a counter H#k + 1 from a literal
+ *   start, the reverse reading nothing else of the loop) pushes no record
+ *   per iteration: the loop's exit pushes one, and the backward sweep runs
+ *   the body's reverse with the counter counting down (build_lr_bwd);
  * - a nested function called from one place (without pointer arguments)
  *   becomes blocks of f (inline_once); one called from several places,
  *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
@@ -79,6 +83,18 @@ struct Rev {
     Vec *slots;                   /* per block: the leaves its record holds */
     MimDef **fwd, **bwd;
     bool *trivial; /* per block: its reverse does nothing (no record) */
+    /* counted loops (see counted_loop): per body block B, its header H
+     * (0: none), the counter's component in H, its start value, the exit
+     * block E; per header, the body block; per body block, the record
+     * pushing wrapper of fwd_E taken on H's exit */
+    long *lr_h, *lr_e, *lr_b;
+    size_t *lr_k;
+    MimDef **lr_s0, **lrx;
+    /* while building a counted loop's reverse: leaves ↦ values (the
+     * counter, the record's values), and the jump back to its head */
+    MimPtrMap lr_over;
+    MimDef *lr_next, **lr_rest;
+    size_t lr_nrest;
     MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
     MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
@@ -557,6 +573,8 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
             long b = block_of(rv, mim_resolve(w, mim_def_op(tup, i)));
             ok = b > 0;
             if (ok) ts[i] = rv->fwd[b];
+            long lb = c->b > 0 ? rv->lr_b[c->b] : 0;
+            if (ok && lb && rv->lr_h[lb] == c->b && b == rv->lr_e[lb]) ts[i] = rv->lrx[lb]; /* the exit pushes the loop's record */
         }
         MimDef *idx = ok ? cl(c, mim_def_op(g, 1)) : NULL, *a2 = idx ? cl(c, a) : NULL, *res = NULL;
         if (a2) {
@@ -617,23 +635,21 @@ static bool is_trivial(Rev *rv, long b) {
     return true;
 }
 
-/* fwd_B: push B's record (growing the tape when full), then B's statements */
-static bool build_fwd(Rev *rv, long b) {
+/* what follows a pushed record: B's statements, or the jump of a counted
+ * loop's exit wrapper to fwd_E */
+typedef MimDef *Then(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap);
+
+/* fl's body (fl : Cn [X, St]): push a record (the values of leaves[0..n),
+ * leaves[j] at pos + n − 1 − j, then the block number id), growing the
+ * tape when full, then then(…). */
+static bool push_then(Rev *rv, long b, MimDef *fl, MimDef *B, MimDef **leaves, size_t n, uint64_t id, Then *then, void *ctx) {
     MimWorld *w = rv->w;
-    MimDef *B = rv->blk.d[b], *fl = rv->fwd[b];
     MimDef *fv = mim_var(w, fl);
     MimDef *S = mim_proj(w, fv, 2, 1);
     MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
     MimDef *cap = mim_proj(w, S, 4, 3);
-    if (rv->trivial[b]) { /* no record: B's statements only */
-        Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
-        bool ok = set_body(w, fl, fwd_term(&c, mim_lam_body(B), tp, pos, cap));
-        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
-        return ok && !rv->failed;
-    }
-    size_t n = rv->slots[b].n;
     MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + 1));
-    /* go (m, tp, cap): the stores and the statements */
+    /* go (m, tp, cap): the stores and what follows */
     MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
     MimDef *go = named(w, mim_cn(w, mim_sigma(w, gd, 3)), "fwd_go_", B);
     MimDef *gv = mim_var(w, go);
@@ -641,7 +657,7 @@ static bool build_fwd(Rev *rv, long b) {
     Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m};
     bool ok = false;
     for (size_t j = 0; j < n; ++j) {
-        MimDef *leaf = rv->slots[b].d[j];
+        MimDef *leaf = leaves[j];
         MimDef *v = cl(&c, leaf);
         if (!v) goto out;
         MimDef *at = iop(w, MIM_core_wrap_add, pos, i64(rv, n - 1 - j));
@@ -651,11 +667,9 @@ static bool build_fwd(Rev *rv, long b) {
         m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
     MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
-    MimDef *id = i64(rv, (uint64_t)b - 1);
-    m = tape_store(rv, m, gtp, at_id, id);
+    m = tape_store(rv, m, gtp, at_id, i64(rv, id));
     c.mem = m;
-    MimDef *body = fwd_term(&c, mim_lam_body(B), gtp, need, gcap);
-    if (!set_body(w, go, body)) goto out;
+    if (!set_body(w, go, then(&c, ctx, gtp, need, gcap))) goto out;
     /* grow: realloc to 2·cap + n + 1 words */
     MimDef *nogrow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_keep_", B);
     MimDef *grow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_grow_", B);
@@ -683,6 +697,28 @@ static bool build_fwd(Rev *rv, long b) {
 out:
     mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     return ok && !rv->failed;
+}
+
+static MimDef *then_block(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap) {
+    return fwd_term(c, mim_lam_body(ctx), tp, pos, cap);
+}
+
+/* fwd_B: push B's record (growing the tape when full), then B's statements;
+ * no record if B's reverse is empty or B is a counted loop's body */
+static bool build_fwd(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    MimDef *B = rv->blk.d[b], *fl = rv->fwd[b];
+    if (rv->trivial[b] || rv->lr_h[b]) {
+        MimDef *fv = mim_var(w, fl);
+        MimDef *S = mim_proj(w, fv, 2, 1);
+        MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
+        MimDef *cap = mim_proj(w, S, 4, 3);
+        Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
+        bool ok = set_body(w, fl, fwd_term(&c, mim_lam_body(B), tp, pos, cap));
+        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+        return ok && !rv->failed;
+    }
+    return push_then(rv, b, fl, B, rv->slots[b].d, rv->slots[b].n, (uint64_t)b - 1, then_block, B);
 }
 
 /* ---- the backward sweep ---------------------------------------------------------------- */
@@ -906,6 +942,8 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = p};
     c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
     c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
+    for (size_t j = 0; rv->lr_next && j < rv->lr_over.cap; ++j) /* a counted loop's counter and record */
+        if (rv->lr_over.slots[j].key) mim_ptrmap_put(&c.map, (MimDef *)rv->lr_over.slots[j].key, rv->lr_over.slots[j].val);
     Adj ad = {.c = &c};
     ad.acc = mim_xcalloc(rv->accT.n + 1, sizeof *ad.acc);
     for (size_t j = 0; S && j < rv->accT.n; ++j) ad.acc[j] = mim_proj(w, S, ns, S_ACC + j);
@@ -1020,6 +1058,13 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         MimDef *end;
         if (b == 0) {
             end = bwd_finish(rv, &ad, res, S != NULL);
+        } else if (rv->lr_next) { /* a counted loop's body: the next (lower) counter */
+            MimDef *st = bwd_state(rv, c.mem, c.tp, p, res, ad.acc);
+            MimDef **ops = mim_xcalloc(rv->lr_nrest + 1, sizeof *ops);
+            ops[0] = st;
+            for (size_t j = 0; j < rv->lr_nrest; ++j) ops[j + 1] = rv->lr_rest[j];
+            end = mim_app(w, rv->lr_next, mim_tuple(w, ops, rv->lr_nrest + 1));
+            free(ops);
         } else {
             MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
             end = mim_app(w, rv->loop, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc));
@@ -1059,6 +1104,209 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimDef *xb = tuple_n(w, ops, na);
     free(ops);
     return mim_app(w, rv->kret, mim_pair(w, r, xb));
+}
+
+/* ---- counted loops ----------------------------------------------------------------------- */
+
+/* Block b (B) is the body of a counted loop: B's parameters are memory
+ * only, B jumps to its header H with the counter H#k + 1 (an I64), H
+ * pushes no record and branches between B and its exit E, and every other
+ * jump into H passes the same literal start s0 for the counter (no branch
+ * or call enters H). B then ran for the counters s0, s0 + 1, …, s − 1,
+ * where s is the counter at H's exit: B pushes no record; the exit pushes
+ * one (s and what B's reverse reads from the enclosing blocks), and the
+ * backward sweep runs B's reverse for the counters s − 1 down to s0, as
+ * Enzyme recomputes induction variables instead of taping them. */
+static bool counted_loop(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    MimDef *B = rv->blk.d[b], *D = dom_of(w, B);
+    for (size_t i = 0, n = arity(w, D); i < n; ++i)
+        if (!is_mem(comp_type(w, D, i))) return false;
+    MimDef *body = mim_resolve(w, mim_lam_body(B)), *g, *a;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    long h = block_of(rv, g);
+    if (h <= 0 || h == b || !rv->trivial[h] || rv->lr_b[h]) return false;
+    MimDef *H = rv->blk.d[h], *DH = dom_of(w, H);
+    size_t nh = arity(w, DH), k = nh;
+    for (size_t i = 0; i < nh && k == nh; ++i) {
+        MimDef *ai = mim_resolve(w, mim_proj(w, a, nh, i));
+        if (!is_i64(w, comp_type(w, DH, i)) || !ai || !mim_match(ai, MIM_core_wrap_add)) continue;
+        MimDef *pr = mim_app_arg(ai);
+        MimDef *key = mim_resolve(w, leaf_key(rv, h, i));
+        for (size_t o = 0; o < 2 && k == nh; ++o) { /* s + 1 or 1 + s (the normalizer puts literals first) */
+            uint64_t one;
+            if (mim_resolve(w, mim_proj(w, pr, 2, o)) == key && mim_def_lit(mim_proj(w, pr, 2, 1 - o), &one) && one == 1) k = i;
+        }
+    }
+    if (k == nh) return false;
+    MimDef *hb = mim_resolve(w, mim_lam_body(H)), *hg, *ha;
+    if (!hb || mim_def_node(hb) != MIM_APP) return false;
+    target(rv, hb, &hg, &ha);
+    if (mim_def_node(hg) != MIM_EXTRACT) return false;
+    MimDef *tup = mim_resolve(w, mim_def_op(hg, 0));
+    if (!tup || mim_def_node(tup) != MIM_TUPLE || mim_def_num_ops(tup) != 2) return false;
+    long t0 = block_of(rv, mim_resolve(w, mim_def_op(tup, 0))), t1 = block_of(rv, mim_resolve(w, mim_def_op(tup, 1)));
+    long e = t0 == b ? t1 : t1 == b ? t0 : -1;
+    if (e <= 0 || e == b || e == h) return false;
+    MimDef *s0 = NULL;
+    for (size_t x = 0; x < rv->blk.n; ++x) {
+        if ((long)x == b) continue;
+        MimDef *xb = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *xg, *xa;
+        if (!xb || mim_def_node(xb) != MIM_APP) return false;
+        target(rv, xb, &xg, &xa);
+        if (xg == H) {
+            MimDef *v = mim_resolve(w, mim_proj(w, xa, nh, k));
+            uint64_t lit;
+            if (!v || !mim_def_lit(v, &lit) || (s0 && v != s0)) return false;
+            s0 = v;
+        } else if (mim_def_node(xg) == MIM_EXTRACT) {
+            MimDef *t = mim_resolve(w, mim_def_op(xg, 0));
+            for (size_t j = 0, n = t && mim_def_node(t) == MIM_TUPLE ? mim_def_num_ops(t) : 0; j < n; ++j)
+                if (mim_resolve(w, mim_def_op(t, j)) == H) return false;
+        } else if (mim_def_node(xg) == MIM_LAM && is_function(w, xg)) {
+            MimDef *args, *kk;
+            size_t n;
+            if (!split_call(rv, xg, xa, &args, &kk, &n) || kk == H) return false;
+        }
+    }
+    if (!s0) return false;
+    rv->lr_h[b] = h, rv->lr_k[b] = k, rv->lr_s0[b] = s0, rv->lr_e[b] = e, rv->lr_b[h] = b;
+    return true;
+}
+
+/* B's reverse for one counter into the lam more, whose end jumps to
+ * head with (state, counter − 1, rest…); the counter and the leaves in
+ * over (the loop's record, loaded once) map to the given values */
+static bool lr_body(Rev *rv, long b, MimDef *more, MimDef *head, MimDef *S, MimDef *s, MimDef **rest, size_t nrest) {
+    MimWorld *w = rv->w;
+    size_t ns = S_ACC + rv->accT.n;
+    MimDef *s1 = iop(w, MIM_core_wrap_sub, s, i64(rv, 1));
+    mim_ptrmap_put(&rv->lr_over, leaf_key(rv, rv->lr_h[b], rv->lr_k[b]), s1);
+    MimDef **r = mim_xcalloc(nrest + 1, sizeof *r);
+    r[0] = s1;
+    for (size_t j = 0; j < nrest; ++j) r[j + 1] = rest[j];
+    rv->lr_next = head, rv->lr_rest = r, rv->lr_nrest = nrest + 1;
+    /* the memory token is more's parameter: the reloads stay behind the
+     * loop's test (at the exit they would read before the arrays) */
+    MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+    for (size_t i = 0; i < ns; ++i) ops[i] = i == S_M ? mim_var(w, more) : mim_proj(w, S, ns, i);
+    MimDef *S2 = mim_tuple(w, ops, ns);
+    free(ops);
+    bool ok = build_bwd(rv, b, more, S2, mim_proj(w, S, ns, S_POS));
+    rv->lr_next = NULL, rv->lr_rest = NULL, rv->lr_nrest = 0;
+    mim_ptrmap_free(&rv->lr_over);
+    rv->lr_over = (MimPtrMap){0};
+    free(r);
+    return ok;
+}
+
+/* The reverse of the counted loop with body b, entered at rv->bwd[b] with
+ * the exit's record [s, B's slots…, id] (s the counter at the exit): the
+ * entry loads the record once, bwd_lrh (S, s, words…) runs B's reverse for
+ * s − 1 while s > s0, then pops the record. A first build of B's reverse
+ * finds the slots (the values it reads from enclosing blocks), the second
+ * takes them from bwd_lrh's parameters. 1: built; 0: an error; −1: B's
+ * reverse reads a value of H or B (it varies per iteration: B keeps its
+ * per-iteration records). */
+static int build_lr_bwd(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    long h = rv->lr_h[b];
+    MimDef *B = rv->blk.d[b];
+    size_t ns = S_ACC + rv->accT.n;
+    MimDef *hd[2] = {rv->BS, rv->I64};
+    MimDef *probe = named(w, mim_cn(w, mim_sigma(w, hd, 2)), "bwd_lrp_", B);
+    MimDef *pmore = named(w, mim_cn(w, rv->M), "bwd_lrq_", B);
+    if (!probe || !pmore) return 0;
+    rv->slots[b].n = 0;
+    MimDef *pv = mim_var(w, probe);
+    MimDef *ps = mim_proj(w, pv, 2, 1);
+    if (!lr_body(rv, b, pmore, probe, mim_proj(w, pv, 2, 0), ps, NULL, 0)) return 0;
+    size_t n = rv->slots[b].n;
+    for (size_t j = 0; j < n; ++j) {
+        long x;
+        size_t i;
+        if (block_leaf(rv, rv->slots[b].d[j], &x, &i) && (x == h || x == b)) return -1;
+    }
+    MimDef **hd2 = mim_xcalloc(n + 2, sizeof *hd2);
+    hd2[0] = rv->BS;
+    for (size_t j = 0; j <= n; ++j) hd2[j + 1] = rv->I64;
+    MimDef *head = named(w, mim_cn(w, mim_sigma(w, hd2, n + 2)), "bwd_lrh_", B);
+    free(hd2);
+    MimDef *more = named(w, mim_cn(w, rv->M), "bwd_lrb_", B);
+    MimDef *done = named(w, mim_cn(w, rv->M), "bwd_lrd_", B);
+    if (!head || !more || !done) return 0;
+    MimDef *hv = mim_var(w, head);
+    MimDef *S = mim_proj(w, hv, n + 2, 0);
+    MimDef *s = mim_proj(w, hv, n + 2, 1);
+    MimDef **rest = mim_xcalloc(n + 1, sizeof *rest);
+    for (size_t j = 0; j < n; ++j) {
+        MimDef *leaf = rv->slots[b].d[j];
+        long x;
+        size_t i;
+        MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
+        rest[j] = mim_proj(w, hv, n + 2, j + 2);
+        mim_ptrmap_put(&rv->lr_over, leaf, from_word(rv, rest[j], T));
+    }
+    bool ok = lr_body(rv, b, more, head, S, s, rest, n);
+    free(rest);
+    if (!ok) return 0;
+    if (rv->slots[b].n != n) { /* the second build read no other leaf: they all map to parameters */
+        fail(rv, B, "the loop (its record changed)");
+        return 0;
+    }
+    MimDef *p = mim_proj(w, S, ns, S_POS);
+    MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
+    for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
+    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, n + 1));
+    ops[S_M] = mim_var(w, done);
+    MimDef *popped = mim_tuple(w, ops, ns);
+    if (!set_body(w, done, mim_app(w, rv->loop, popped))) goto fail;
+    MimDef *cond = icmp(w, MIM_core_icmp_sg, s, rv->lr_s0[b]);
+    MimDef *br[2] = {done, more};
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), cond);
+    if (!set_body(w, head, mim_app(w, sel, mim_proj(w, S, ns, S_M)))) goto fail;
+    MimDef *E = mim_var(w, rv->bwd[b]);
+    MimDef *ep = mim_proj(w, E, ns, S_POS);
+    MimDef *em = mim_proj(w, E, ns, S_M);
+    MimDef *etp = mim_proj(w, E, ns, S_TP);
+    ops[0] = E;
+    for (size_t j = 0; j <= n; ++j) { /* the counter (below the slots), then the slots */
+        MimDef *at = iop(w, MIM_core_wrap_sub, ep, i64(rv, j == 0 ? n + 1 : j));
+        ops[j + 1] = tape_load(rv, em, etp, at);
+    }
+    bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, n + 2)));
+    free(ops);
+    return built ? 1 : 0;
+fail:
+    free(ops);
+    return 0;
+}
+
+typedef struct { MimDef *lam; long e; } Exit;
+
+static MimDef *then_exit(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Exit *x = ctx;
+    Rev *rv = c->rv;
+    MimDef *args = mim_proj(rv->w, mim_var(rv->w, x->lam), 2, 0);
+    return mim_app(rv->w, rv->fwd[x->e], mim_pair(rv->w, args, state(rv, c->mem, tp, pos, cap)));
+}
+
+/* fwd_lrx_B (the type of fwd_E): H's exit, pushing the loop's record */
+static bool build_lrx(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    long h = rv->lr_h[b], e = rv->lr_e[b];
+    MimDef *B = rv->blk.d[b];
+    rv->lrx[b] = named(w, mim_def_type(rv->fwd[e]), "fwd_lrx_", B);
+    if (!rv->lrx[b]) return false;
+    size_t n = rv->slots[b].n;
+    MimDef **leaves = mim_xcalloc(n + 1, sizeof *leaves);
+    for (size_t j = 0; j < n; ++j) leaves[j] = rv->slots[b].d[j];
+    leaves[n] = leaf_key(rv, h, rv->lr_k[b]);
+    Exit x = {rv->lrx[b], e};
+    bool ok = push_then(rv, h, rv->lrx[b], B, leaves, n + 1, (uint64_t)b - 1, then_exit, &x);
+    free(leaves);
+    return ok;
 }
 
 /* bwd_loop: pop a record and dispatch on its block number; block 0's
@@ -1254,6 +1502,9 @@ static MimDef *build(Rev *rv) {
     rv->bwd = mim_xcalloc(nb, sizeof *rv->bwd);
     rv->trivial = mim_xcalloc(nb, sizeof *rv->trivial);
     for (size_t b = 1; b < nb; ++b) rv->trivial[b] = is_trivial(rv, (long)b);
+    rv->lr_h = mim_xcalloc(nb, sizeof *rv->lr_h), rv->lr_e = mim_xcalloc(nb, sizeof *rv->lr_e);
+    rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
+    rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
     rv->I64 = mim_type_int(w, 64);
     rv->M = annex(w, MIM_mem_M);
     rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
@@ -1283,12 +1534,20 @@ static MimDef *build(Rev *rv) {
         rv->fwd[b] = named(w, mim_cn(w, mim_sigma(w, fd, 2)), "fwd_", X);
         rv->bwd[b] = named(w, mim_cn(w, rv->BS), "bwd_", X);
     }
+    for (size_t b = 1; b < nb; ++b)
+        if (!rv->trivial[b]) counted_loop(rv, (long)b);
     /* backward first: it decides what the records hold */
     for (size_t b = 1; b < nb; ++b) {
+        int lr = rv->lr_h[b] ? build_lr_bwd(rv, (long)b) : -1;
+        if (lr == 0) return NULL;
+        if (lr == 1) continue;
+        if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->slots[b].n = 0; /* not a counted loop after all */
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
     if (!build_loop(rv)) return NULL;
+    for (size_t b = 1; b < nb; ++b)
+        if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (!build_fwd(rv, (long)b)) return NULL;
     /* block 0: allocate the tape, then f's body */
@@ -1330,7 +1589,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     }
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, f, f);
         if (parent) parent->failed = true;

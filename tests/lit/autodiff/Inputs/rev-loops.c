@@ -1,0 +1,70 @@
+/* Harness of tests/lit/autodiff/rev-loops.mim: reverse-mode gradients of
+ * counted loops (and of a loop that keeps its records) into zeroed shadow
+ * arrays, against the analytic ones (written here) and central finite
+ * differences along a direction v (Σ g_i v_i). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+double rshift(double *, double *, long), vshift(double *, long);
+double rtri(double *, double *, double *, double *, long), vtri(double *, double *, long);
+double rstride(double *, double *, long), vstride(double *, long);
+
+static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
+
+/* every g[i] against want[i] (< 1e-9), Σ g_i v_i against fd (< 1e-6) */
+static void check(const char *name, long n, const double *g, const double *want, const double *v, double fd) {
+    double worst = 0, dir = 0;
+    for (long i = 0; i < n; ++i) worst = fmax(worst, rel(g[i], want[i])), dir += g[i] * v[i];
+    if (worst < 1e-9 && rel(dir, fd) < 1e-6) printf("ok %s %ld\n", name, n);
+    else printf("FAIL %s %ld: max rel. error %.3g, directional %.17g vs finite difference %.17g\n", name, n, worst, dir, fd);
+}
+
+static double *vec(long n, double scale, double shift) {
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    for (long i = 0; i < n; ++i) v[i] = scale * sin(1.3 * (double)i + shift);
+    return v;
+}
+static double *moved(const double *a, const double *da, double h, long n) {
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
+    return v;
+}
+
+static void run(long n) {
+    const double h = 1e-6;
+    double *a = vec(n, 1.0, 0.1), *b = vec(n, 0.5, 0.7), *va = vec(n, 1.0, 2.0), *vb = vec(n, 0.3, 1.1);
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n), *bp = moved(b, vb, h, n), *bm = moved(b, vb, -h, n);
+    double *g = calloc((size_t)(2 * n + 1), sizeof *g), *want = calloc((size_t)(2 * n + 1), sizeof *want);
+    double *v = malloc((size_t)(2 * n + 1) * sizeof *v);
+    for (long i = 0; i < n; ++i) v[i] = va[i], v[n + i] = vb[i];
+    /* shift: ∂a_k = a_{k+2} (k + 2 < n) + a_{k−2} (k ≥ 2) */
+    double r = rshift(a, g, n);
+    for (long k = 0; k < n; ++k) want[k] = (k + 2 < n ? a[k + 2] : 0) + (k >= 2 ? a[k - 2] : 0);
+    if (rel(r, vshift(a, n)) > 1e-12) printf("FAIL shift value\n");
+    check("shift", n, g, want, va, (vshift(ap, n) - vshift(am, n)) / (2 * h));
+    /* tri: with T_k = Σ_{r>k} 2 t_r, ∂a_k = b_k T_k, ∂b_k = a_k T_k */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtri(a, g, b, g + n, n);
+    double t = 0, *tr = malloc((size_t)(n + 1) * sizeof *tr);
+    for (long k = 0; k < n; ++k) tr[k] = t, t += a[k] * b[k];
+    double tail = 0;
+    for (long k = n - 1; k >= 0; --k) want[k] = b[k] * tail, want[n + k] = a[k] * tail, tail += 2 * tr[k];
+    free(tr);
+    if (rel(r, vtri(a, b, n)) > 1e-12) printf("FAIL tri value\n");
+    check("tri", 2 * n, g, want, v, (vtri(ap, bp, n) - vtri(am, bm, n)) / (2 * h));
+    /* stride over m = n/2 elements: ∂a_{2i} = 2a_{2i} */
+    long m = n / 2;
+    for (long i = 0; i < n; ++i) g[i] = 0, want[i] = 0;
+    r = rstride(a, g, m);
+    for (long i = 0; i < m; ++i) want[2 * i] = 2 * a[2 * i];
+    if (rel(r, vstride(a, m)) > 1e-12) printf("FAIL stride value\n");
+    check("stride", n, g, want, va, (vstride(ap, m) - vstride(am, m)) / (2 * h));
+    free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
+}
+
+int main(void) {
+    long sizes[] = {0, 1, 3, 30, 300};
+    for (int i = 0; i < 5; ++i) run(sizes[i]);
+    return 0;
+}
