@@ -44,21 +44,27 @@ static bool axiom_of(MimDef *axiom, const Helper *h) {
  * only what that plugin imports, never the passes of P. */
 static void mark_used(MimWorld *w, Helper *hs, size_t n) {
     MimPtrMap seen = {0};
+    /* The walk meets about half of the World's nodes: sized once, the set
+     * is not rehashed while it grows. */
+    mim_ptrmap_reserve(&seen, mim_world_num_nodes(w) / 2);
     MIM_VEC(MimDef *) todo = {0};
+    size_t unused = n; /* helpers not yet marked: the walk ends when none is left */
     for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
         MimDef *ext = mim_world_external(w, i);
         bool helper = false;
         for (size_t k = 0; k < n; ++k) helper |= hs[k].lam == ext;
         if (!helper) mim_vec_push(&todo, ext);
     }
-    while (todo.len) {
+    while (todo.len && unused) {
         MimDef *d = mim_vec_pop(&todo);
         if (!d || !mim_ptrmap_add(&seen, d, d, NULL)) continue;
-        if (mim_def_node(d) == MIM_AXIOM) {
-            for (size_t k = 0; k < n; ++k) hs[k].used |= axiom_of(d, &hs[k]);
-            continue;
+        bool axiom = mim_def_node(d) == MIM_AXIOM;
+        for (size_t k = 0; k < n; ++k) {
+            if (hs[k].used || !(axiom ? axiom_of(d, &hs[k]) : hs[k].lam == d)) continue;
+            hs[k].used = true; /* an axiom of its plugin, or named by the program */
+            --unused;
         }
-        for (size_t k = 0; k < n; ++k) hs[k].used |= hs[k].lam == d; /* named by the program */
+        if (axiom) continue;
         MimNode kind = mim_def_node(d);
         bool universe = kind == MIM_TYPE || kind == MIM_UNIV || kind == MIM_UMAX || kind == MIM_UINC;
         if (!universe) mim_vec_push(&todo, mim_def_type(d)); /* a type's type: the next level up, endlessly */
