@@ -19,7 +19,6 @@
 #include "pass/std.h"
 #include "util/path.h"
 
-#include "mim/ptrmap.h"
 #include "mim/vec.h"
 
 #include <stdlib.h>
@@ -39,14 +38,26 @@ static bool axiom_of(MimDef *axiom, const Helper *h) {
            name[1 + h->plugin_len] == '.';
 }
 
+/* Adds d to the walk's set `seen` unless it is there; false if it was. The
+ * set is a side table indexed from the node (MimDef.scratch, as in the pass
+ * manager; a stale index points past the end or to another node): a hash
+ * set as large as the program would cost a cache miss per look-up. */
+static bool see(MimDefVec *seen, MimDef *d) {
+    uint32_t k = d->scratch;
+    if (k < seen->len && seen->data[k] == d) return false;
+    d->scratch = (uint32_t)seen->len;
+    mim_vec_push(seen, d);
+    return true;
+}
+
 /* Marks the helpers that what the non-helper externals reach may bring into
  * use. Axioms are leaves here: the type of an axiom of another plugin names
  * only what that plugin imports, never the passes of P. */
 static void mark_used(MimWorld *w, Helper *hs, size_t n) {
-    MimPtrMap seen = {0};
-    /* The walk meets about half of the World's nodes: sized once, the set
-     * is not rehashed while it grows. */
-    mim_ptrmap_reserve(&seen, mim_world_num_nodes(w) / 2);
+    MimDefVec seen = {0};
+    /* The walk meets about half of the World's nodes: reserved once, the
+     * set is not copied while it grows. */
+    mim_vec_reserve(&seen, mim_world_num_nodes(w) / 2);
     MIM_VEC(MimDef *) todo = {0};
     size_t unused = n; /* helpers not yet marked: the walk ends when none is left */
     for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
@@ -57,7 +68,7 @@ static void mark_used(MimWorld *w, Helper *hs, size_t n) {
     }
     while (todo.len && unused) {
         MimDef *d = mim_vec_pop(&todo);
-        if (!d || !mim_ptrmap_add(&seen, d, d, NULL)) continue;
+        if (!d || !see(&seen, d)) continue;
         bool axiom = mim_def_node(d) == MIM_AXIOM;
         for (size_t k = 0; k < n; ++k) {
             if (hs[k].used || !(axiom ? axiom_of(d, &hs[k]) : hs[k].lam == d)) continue;
@@ -71,7 +82,7 @@ static void mark_used(MimWorld *w, Helper *hs, size_t n) {
         for (size_t i = 0, ops = mim_def_num_ops(d); i < ops; ++i) mim_vec_push(&todo, mim_def_op(d, i));
     }
     mim_vec_free(&todo);
-    mim_ptrmap_free(&seen);
+    mim_vec_free(&seen);
 }
 
 size_t mim_retire_unused_helpers(MimWorld *w) {
