@@ -44,7 +44,7 @@ typedef struct CopyProp {
     MimPass base;
     MimPass *beta_red, *eta_exp;
     bool bb_only;
-    MemUses uses;
+    const MemUses *uses; /* of the current round (mem_uses_of) */
     MimPtrMap plan;      /* lambda -> Plan* (this round) */
     MemVec plans;
     MimPtrMap version;   /* lambda -> specialized copy (this round) */
@@ -101,7 +101,7 @@ static MimDef *arg_comp(MimWorld *w, const Plan *p, MimDef *arg, uint64_t i) {
 static void mark_used(CopyProp *c, MimDef *L, const Plan *p, bool *used) {
     MimWorld *w = mim_pass_world(&c->base);
     MimDef *var = mim_var(w, L);
-    MemUses *u = &c->uses;
+    const MemUses *u = c->uses;
     for (uint32_t i = var ? mem_uses_first(u, var) : 0; i; i = u->uses.data[i - 1].next) {
         MemUse use = u->uses.data[i - 1];
         uint64_t idx;
@@ -130,7 +130,7 @@ static Plan *candidate(CopyProp *c, MimDef *L) {
     if (!mem_is_simple_lam(w, L) || mim_ptrmap_has(&c->generated, L)) return NULL;
     bool has_ret = mem_has_ret(w, L);
     if (c->bb_only && has_ret) return NULL;
-    MemUses *u = &c->uses;
+    const MemUses *u = c->uses;
     size_t calls = 0;
     for (uint32_t i = mem_uses_first(u, L); i; i = u->uses.data[i - 1].next, ++calls)
         if (mim_def_node(u->uses.data[i - 1].user) != MIM_APP || u->uses.data[i - 1].op != 0) return NULL;
@@ -176,7 +176,7 @@ static MimDef *arg_value(CopyProp *c, MimDef *a) {
 /* Recompute parameter i of p from all calls of p->L; true if it changed. */
 static bool update_param(CopyProp *c, Plan *p, uint64_t i) {
     MimWorld *w = mim_pass_world(&c->base);
-    MemUses *u = &c->uses;
+    const MemUses *u = c->uses;
     MimDef *same = NULL;
     bool keep = false;
     for (uint32_t j = mem_uses_first(u, p->L); !keep && j; j = u->uses.data[j - 1].next) {
@@ -230,9 +230,9 @@ static bool drops_some(const Plan *p) {
 static void copy_prop_prepare(MimPass *pass) {
     CopyProp *c = (CopyProp *)pass;
     free_plans(c);
-    mem_uses_build(&c->uses, mim_pass_world(pass));
-    for (size_t i = 0; i < c->uses.nodes.len; ++i) {
-        MimDef *L = c->uses.nodes.data[i];
+    c->uses = mem_uses_of(mim_pass_world(pass));
+    for (size_t i = 0; i < c->uses->nodes.len; ++i) {
+        MimDef *L = c->uses->nodes.data[i];
         if (mim_def_node(L) != MIM_LAM || !mim_def_is_mut(L)) continue;
         Plan *p = candidate(c, L);
         if (!p) continue;
@@ -320,7 +320,6 @@ static void copy_prop_fini(MimPass *pass) {
     mim_ptrmap_free(&c->plan);
     mim_ptrmap_free(&c->version);
     mim_ptrmap_free(&c->generated);
-    mem_uses_free(&c->uses);
 }
 
 static const MimPassClass copy_prop_class = {

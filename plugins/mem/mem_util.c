@@ -9,23 +9,26 @@
 
 /* ---- use lists ------------------------------------------------------------------ */
 
-static void add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
-    uint32_t prev = (uint32_t)(uintptr_t)mim_ptrmap_get(&u->first, used);
+/* Records the use of `used` by operand `op` of `user`; returns whether
+ * `used` was met for the first time (then it is to be walked). One map
+ * serves as the set of nodes met (present = met, value 0 = no use yet: an
+ * external) and as the head of each node's use list: one look-up per edge,
+ * where a separate set and list head cost four. */
+static bool add_use(MemUses *u, MimDef *used, MimDef *user, uint32_t op) {
+    void **head = mim_ptrmap_find(&u->first, used);
+    uint32_t prev = head ? (uint32_t)(uintptr_t)*head : 0;
     mim_vec_push(&u->uses, ((MemUse){user, op, prev}));
-    mim_ptrmap_put(&u->first, used, (void *)(uintptr_t)u->uses.len);
+    void *first = (void *)(uintptr_t)u->uses.len;
+    if (head) *head = first;
+    else mim_ptrmap_put(&u->first, used, first);
+    return !head;
 }
 
-static void visit(MimPtrMap *seen, MemVec *todo, MimDef *d) {
-    if (d && !mim_ptrmap_has(seen, d)) {
-        mim_ptrmap_put(seen, d, (void *)1);
-        mim_vec_push(todo, d);
-    }
-}
-
-void mem_uses_build(MemUses *u, MimWorld *w) {
-    /* The maps end up with about one entry per reachable node (the count of
+/* Rebuild the use lists of the program reachable from w's externals. */
+static void uses_build(MemUses *u, MimWorld *w) {
+    /* The map ends up with about one entry per reachable node (the count of
      * the previous build, else at most half the World's nodes): sized once,
-     * they are not rehashed while they grow. */
+     * it is not rehashed while it grows. */
     size_t expect = u->nodes.len ? u->nodes.len : mim_world_num_nodes(w) / 2;
     mim_ptrmap_clear(&u->first);
     mim_ptrmap_reserve(&u->first, expect);
@@ -33,11 +36,11 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
     u->nodes.len = 0;
     mim_vec_reserve(&u->nodes, expect);
     mim_vec_reserve(&u->uses, 2 * expect); /* about two uses per node */
-    MimPtrMap seen = {0};
-    mim_ptrmap_reserve(&seen, expect);
     MemVec todo = {0};
-    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
-        visit(&seen, &todo, mim_world_external(w, i));
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
+        MimDef *ext = mim_world_external(w, i);
+        if (mim_ptrmap_add(&u->first, ext, NULL, NULL)) mim_vec_push(&todo, ext);
+    }
     while (todo.len) {
         MimDef *d = todo.data[--todo.len];
         mim_vec_push(&u->nodes, d);
@@ -45,21 +48,38 @@ void mem_uses_build(MemUses *u, MimWorld *w) {
          * cannot mention a slot or a parameter; the tower of universes
          * above `*` is also created lazily and must not be walked). */
         MimDef *type = mim_def_type(d) ? mim_resolve(w, mim_def_type(d)) : NULL;
-        if (type && (mim_def_dep(type) & MIM_DEP_VAR)) {
-            add_use(u, type, d, MEM_USE_TYPE);
-            visit(&seen, &todo, type);
-        }
+        if (type && (mim_def_dep(type) & MIM_DEP_VAR) && add_use(u, type, d, MEM_USE_TYPE))
+            mim_vec_push(&todo, type);
         if (mim_def_node(d) == MIM_VAR) continue; /* its operand is the binder */
         for (size_t i = 0, n = mim_def_num_ops(d); i < n; ++i) {
             MimDef *op = mim_def_op(d, i);
             op = op ? mim_resolve(w, op) : NULL;
-            if (!op) continue;
-            add_use(u, op, d, (uint32_t)i);
-            visit(&seen, &todo, op);
+            if (op && add_use(u, op, d, (uint32_t)i)) mim_vec_push(&todo, op);
         }
     }
-    mim_ptrmap_free(&seen);
     mim_vec_free(&todo);
+}
+
+/* The use lists of a World, shared by the passes of the plugin (ssa_constr
+ * and copy_prop each ask for them in the same round) and kept while no
+ * mutable changes: an unchanged mutation count means the same program. */
+typedef struct MemShared {
+    MemUses uses;
+    uint64_t built_at; /* mim_world_mutations when built */
+    bool built;
+} MemShared;
+
+static void shared_fini(void *state) { mem_uses_free(&((MemShared *)state)->uses); }
+
+const MemUses *mem_uses_of(MimWorld *w) {
+    MemShared *sh = mim_world_plugin_state(w, MIM_mem_ID, sizeof(MemShared), shared_fini);
+    uint64_t now = mim_world_mutations(w);
+    if (!sh->built || sh->built_at != now) {
+        uses_build(&sh->uses, w);
+        sh->built_at = now;
+        sh->built = true;
+    }
+    return &sh->uses;
 }
 
 void mem_uses_free(MemUses *u) {

@@ -33,8 +33,10 @@ typedef struct MemUses {
     MemVec nodes;  /* every reachable node, in discovery order */
 } MemUses;
 
-/* Rebuild the use lists (Var -> binder edges are not uses). */
-void mem_uses_build(MemUses *u, MimWorld *w);
+/* The use lists of the program w's externals reach (Var -> binder edges are
+ * not uses), rebuilt when a mutable changed since the last call; valid until
+ * the next call after such a change. */
+const MemUses *mem_uses_of(MimWorld *w);
 void mem_uses_free(MemUses *u);
 /* Iterate: for (uint32_t i = mem_uses_first(u, d); i; i = u->uses.data[i - 1].next) */
 uint32_t mem_uses_first(const MemUses *u, const MimDef *d);

@@ -71,7 +71,7 @@ typedef struct Need {
 typedef struct Ssa {
     MimPass base;
     MimPass *eta_exp;
-    MemUses uses;
+    const MemUses *uses; /* of the current round (mem_uses_of) */
     MemVec slots;      /* SlotInfo* of this round */
     MimPtrMap slot_by_id; /* id + 1 -> SlotInfo* (this round) */
     MimPtrMap need;       /* lambda -> Need* (this round) */
@@ -340,7 +340,7 @@ static bool cont_call_safe(MimWorld *w, MimDef *app, MimDef *X, MimDef *const *b
  * values would be unknown). With `entries` NULL only the check is done. */
 static bool entries(Ssa *s, MimDef *X, SlotInfo *si, MemVec *out) {
     MimWorld *w = world(s);
-    MemUses *u = &s->uses;
+    const MemUses *u = s->uses;
     MimDef **b = (MimDef **)si->binders.data;
     for (uint32_t i = mem_uses_first(u, X); i; i = u->uses.data[i - 1].next) {
         MemUse use = u->uses.data[i - 1];
@@ -375,8 +375,8 @@ static bool entries(Ssa *s, MimDef *X, SlotInfo *si, MemVec *out) {
 static bool scope_controlled(Ssa *s, SlotInfo *si) {
     MimWorld *w = world(s);
     MimDef **b = (MimDef **)si->binders.data;
-    for (size_t i = 0; i < s->uses.nodes.len; ++i) {
-        MimDef *L = s->uses.nodes.data[i];
+    for (size_t i = 0; i < s->uses->nodes.len; ++i) {
+        MimDef *L = s->uses->nodes.data[i];
         if (!is_lam_with_body(L) || !mentions_any(w, L, b, si->binders.len)) continue;
         if (mim_def_is_external(L) || !entries(s, L, si, NULL)) return false;
     }
@@ -451,7 +451,7 @@ static bool ptr_use_ok(Ssa *s, MimDef *P, MimDef *tup, uint32_t op, MemVec *load
     size_t n = mim_def_num_ops(tup);
     if (mim_def_node(tup) != MIM_TUPLE || op != 1 || (n != 2 && n != 3)) return false;
     if (res(w, mim_def_op(tup, 0)) == P || (n == 3 && res(w, mim_def_op(tup, 2)) == P)) return false;
-    MemUses *u = &s->uses;
+    const MemUses *u = s->uses;
     for (uint32_t i = mem_uses_first(u, tup); i; i = u->uses.data[i - 1].next) {
         MemUse use = u->uses.data[i - 1];
         uint64_t ax = n == 2 ? MIM_mem_load : MIM_mem_store;
@@ -475,7 +475,7 @@ static bool scope_ok(Ssa *s, SlotInfo *si) {
 
 static void classify(Ssa *s, SlotInfo *si) {
     MimWorld *w = world(s);
-    MemUses *u = &s->uses;
+    const MemUses *u = s->uses;
     MimDef *P = NULL;
     si->state = SLOT_KEEP;
     for (uint32_t i = mem_uses_first(u, si->slot); i; i = u->uses.data[i - 1].next) {
@@ -506,11 +506,11 @@ static void ssa_prepare(MimPass *p) {
     Ssa *s = (Ssa *)p;
     MimWorld *w = world(s);
     free_round(s);
-    mem_uses_build(&s->uses, w);
-    for (size_t i = 0; i < s->uses.nodes.len; ++i) {
-        MimDef *slot = mim_match(s->uses.nodes.data[i], MIM_mem_slot);
+    s->uses = mem_uses_of(w);
+    for (size_t i = 0; i < s->uses->nodes.len; ++i) {
+        MimDef *slot = mim_match(s->uses->nodes.data[i], MIM_mem_slot);
         uint64_t id;
-        if (!slot || slot != s->uses.nodes.data[i] || mim_app_num_args(slot) != 2 || !slot_id(w, slot, &id))
+        if (!slot || slot != s->uses->nodes.data[i] || mim_app_num_args(slot) != 2 || !slot_id(w, slot, &id))
             continue;
         SlotInfo *si = mim_xcalloc(1, sizeof *si);
         si->id = id;
@@ -836,7 +836,6 @@ static void ssa_fini(MimPass *p) {
     mim_ptrmap_free(&s->safe);
     mim_ptrmap_free(&s->binder_of);
     mim_ptrmap_free(&s->scope_cache);
-    mem_uses_free(&s->uses);
 }
 
 static const MimPassClass ssa_class = {.name = "ssa_constr", .size = sizeof(Ssa), .on_lams = true,

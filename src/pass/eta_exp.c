@@ -70,6 +70,15 @@ static MimDef *eta_exp_rewrite(MimPass *p, MimDef *d) {
     EtaExp *e = (EtaExp *)p;
     MimWorld *w = mim_pass_world(p);
     if (d->node == MIM_VAR) return d; /* its operand is its binder, not a use */
+    /* Only an operand that is a mutable lambda can change; the other nodes
+     * (most of them) need no memo entry, which would cost two look-ups in
+     * a map as large as the program. */
+    bool any = false;
+    for (uint32_t i = 0; !any && i < d->num_ops; ++i) {
+        MimDef *op = mim_res(w, d->ops[i]);
+        any = op && op->node == MIM_LAM && op->is_mut;
+    }
+    if (!any) return d;
     void **memo = mim_ptrmap_find(&e->memo, d);
     if (memo) return *memo;
     MIM_SCRATCH(ops, d->num_ops);

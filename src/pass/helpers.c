@@ -19,7 +19,6 @@
 #include "pass/std.h"
 #include "util/path.h"
 
-#include "mim/ptrmap.h"
 #include "mim/vec.h"
 
 #include <stdlib.h>
@@ -39,33 +38,51 @@ static bool axiom_of(MimDef *axiom, const Helper *h) {
            name[1 + h->plugin_len] == '.';
 }
 
+/* Adds d to the walk's set `seen` unless it is there; false if it was. The
+ * set is a side table indexed from the node (MimDef.scratch, as in the pass
+ * manager; a stale index points past the end or to another node): a hash
+ * set as large as the program would cost a cache miss per look-up. */
+static bool see(MimDefVec *seen, MimDef *d) {
+    uint32_t k = d->scratch;
+    if (k < seen->len && seen->data[k] == d) return false;
+    d->scratch = (uint32_t)seen->len;
+    mim_vec_push(seen, d);
+    return true;
+}
+
 /* Marks the helpers that what the non-helper externals reach may bring into
  * use. Axioms are leaves here: the type of an axiom of another plugin names
  * only what that plugin imports, never the passes of P. */
 static void mark_used(MimWorld *w, Helper *hs, size_t n) {
-    MimPtrMap seen = {0};
+    MimDefVec seen = {0};
+    /* The walk meets about half of the World's nodes: reserved once, the
+     * set is not copied while it grows. */
+    mim_vec_reserve(&seen, mim_world_num_nodes(w) / 2);
     MIM_VEC(MimDef *) todo = {0};
+    size_t unused = n; /* helpers not yet marked: the walk ends when none is left */
     for (size_t i = 0, e = mim_world_num_externals(w); i < e; ++i) {
         MimDef *ext = mim_world_external(w, i);
         bool helper = false;
         for (size_t k = 0; k < n; ++k) helper |= hs[k].lam == ext;
         if (!helper) mim_vec_push(&todo, ext);
     }
-    while (todo.len) {
+    while (todo.len && unused) {
         MimDef *d = mim_vec_pop(&todo);
-        if (!d || !mim_ptrmap_add(&seen, d, d, NULL)) continue;
-        if (mim_def_node(d) == MIM_AXIOM) {
-            for (size_t k = 0; k < n; ++k) hs[k].used |= axiom_of(d, &hs[k]);
-            continue;
+        if (!d || !see(&seen, d)) continue;
+        bool axiom = mim_def_node(d) == MIM_AXIOM;
+        for (size_t k = 0; k < n; ++k) {
+            if (hs[k].used || !(axiom ? axiom_of(d, &hs[k]) : hs[k].lam == d)) continue;
+            hs[k].used = true; /* an axiom of its plugin, or named by the program */
+            --unused;
         }
-        for (size_t k = 0; k < n; ++k) hs[k].used |= hs[k].lam == d; /* named by the program */
+        if (axiom) continue;
         MimNode kind = mim_def_node(d);
         bool universe = kind == MIM_TYPE || kind == MIM_UNIV || kind == MIM_UMAX || kind == MIM_UINC;
         if (!universe) mim_vec_push(&todo, mim_def_type(d)); /* a type's type: the next level up, endlessly */
         for (size_t i = 0, ops = mim_def_num_ops(d); i < ops; ++i) mim_vec_push(&todo, mim_def_op(d, i));
     }
     mim_vec_free(&todo);
-    mim_ptrmap_free(&seen);
+    mim_vec_free(&seen);
 }
 
 size_t mim_retire_unused_helpers(MimWorld *w) {
