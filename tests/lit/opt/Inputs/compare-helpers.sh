@@ -15,8 +15,8 @@ mim=$1 root=$2
 mask() { sed -E 's/_[0-9]+/_#/g'; }
 n=0 d=0
 for f in $(find "$root/tests/lit" "$root/examples" -name '*.mim' -not -path '*/Inputs/*' -not -path '*/regex/normalize.mim' -not -path '*/regex/pattern.mim' | sort); do
-    x=$(ASAN_OPTIONS=detect_leaks=0 timeout 60 "$mim" "$f" -o - 2>&1 | mask)
-    y=$(ASAN_OPTIONS=detect_leaks=0 MIM_KEEP_HELPERS=1 timeout 60 "$mim" "$f" -o - 2>&1 | mask)
+    x=$(ASAN_OPTIONS=detect_leaks=0 timeout 300 "$mim" "$f" -o - 2>&1 | mask)
+    y=$(ASAN_OPTIONS=detect_leaks=0 MIM_KEEP_HELPERS=1 timeout 300 "$mim" "$f" -o - 2>&1 | mask)
     n=$((n + 1))
     if [[ "$x" != "$y" ]]; then
         d=$((d + 1))
