@@ -662,7 +662,8 @@ MimTok mim_lex(MimLexer *lx) {
     for (;;) {
         if (lx->fatal) return make_tok(lx, MIM_TOK_EOF, cur_pos(lx), cur_pos(lx));
         skip_ws_fast(lx);
-        while (is_ws(peek(lx))) next(lx, NULL);
+        if (lx->md) /* skip_ws_fast left it all */
+            while (is_ws(peek(lx))) next(lx, NULL);
         MimPos begin = cur_pos(lx), last = begin;
         int32_t c = peek(lx);
         if (c == CP_EOF) {
@@ -734,6 +735,10 @@ MimTok mim_lex(MimLexer *lx) {
         }
         if (c == '"') return lex_string(lx);
         MimTokKind k = punct(c);
+        if (k != MIM_TOK_EOF && c < 0x80 && !lx->md) { /* one ASCII byte: no decoding, no echo */
+            skip_ascii(lx, 1, &last);
+            return make_tok(lx, k, begin, last);
+        }
         next(lx, &last);
         if (k != MIM_TOK_EOF) return make_tok(lx, k, begin, last);
         char s[16];
