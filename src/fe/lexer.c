@@ -658,7 +658,7 @@ static MimTokKind punct(int32_t c) {
     }
 }
 
-MimTok mim_lex(MimLexer *lx) {
+static MimTok lex_tok(MimLexer *lx) {
     for (;;) {
         if (lx->fatal) return make_tok(lx, MIM_TOK_EOF, cur_pos(lx), cur_pos(lx));
         skip_ws_fast(lx);
@@ -745,3 +745,8 @@ MimTok mim_lex(MimLexer *lx) {
         mim_diag_report(lx->diag, MIM_ERROR, loc_at(lx, begin, begin), "invalid input char '%s'", show_char(c, s));
     }
 }
+
+MimTok mim_lex(MimLexer *lx) { return lex_tok(lx); }
+
+/* `out` does not alias the lexer: the token is built in place. */
+void mim_lex_to(MimLexer *lx, MimTok *restrict out) { *out = lex_tok(lx); }

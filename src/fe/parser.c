@@ -45,11 +45,14 @@ static MimTok eof_tok(Parser *p) {
     return t;
 }
 
-static MimTok next_tok(Parser *p) {
-    if (p->aborted || p->fe->fatal) return eof_tok(p);
-    MimTok t = mim_lex(&p->lx);
+/* Lexes the next token into *slot (a lookahead slot). */
+static void next_tok(Parser *p, MimTok *slot) {
+    if (p->aborted || p->fe->fatal) {
+        *slot = eof_tok(p);
+        return;
+    }
+    mim_lex_to(&p->lx, slot);
     if (p->lx.fatal) p->fe->fatal = true;
-    return t;
 }
 
 static MimTok *ahead(Parser *p, int i) { return &p->ring[(p->head + (unsigned)i) % RING]; }
@@ -64,7 +67,7 @@ static void ahead_eof(Parser *p) {
 static const MimTok *advance(Parser *p) {
     const MimTok *t = ahead(p, 0);
     p->head++;
-    *ahead(p, LOOKAHEAD - 1) = next_tok(p); /* the slot after t's LOOKAHEAD - 1 successors */
+    next_tok(p, ahead(p, LOOKAHEAD - 1)); /* the slot after t's LOOKAHEAD - 1 successors */
     if (p->aborted || p->fe->fatal) ahead_eof(p);
     p->prev = t->loc;
     return t;
@@ -1110,7 +1113,7 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
     p.sym_anon = mim_world_sym(fe->world, "_");
     p.sym_return = mim_world_sym(fe->world, "return");
     mim_lexer_init(&p.lx, fe->world, &fe->arena, fe->diag, path, text, len, md);
-    for (int i = 0; i < LOOKAHEAD; ++i) *ahead(&p, i) = next_tok(&p);
+    for (int i = 0; i < LOOKAHEAD; ++i) next_tok(&p, ahead(&p, i));
 
     MimAstModule *m = alloc(&p, sizeof *m);
     m->path = path;
