@@ -122,24 +122,32 @@ static void skip_ascii(MimLexer *lx, size_t n, MimPos *last) {
     if (last) *last = (MimPos){lx->row, lx->col - 1};
 }
 
-/* Whitespace (including newlines). */
+/* Whitespace (including newlines). The position is kept in locals: stores
+ * through `lx` would be redone per byte (the bytes may alias it). */
 static void skip_ws_fast(MimLexer *lx) {
     if (lx->md) return;
     const unsigned char *p = lx->p, *end = lx->end;
+    uint32_t row = lx->row, col = lx->col;
+    bool first = lx->first_char;
     while (p < end) {
         unsigned char c = *p;
-        if (c == '\n') {
-            if (!lx->first_char) lx->row++;
-            lx->col = 1;
-        } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r') {
-            lx->col++;
+        if (c == ' ') {
+            col++;
+        } else if (c == '\n') {
+            if (!first) row++;
+            col = 1;
+        } else if (c == '\t' || c == '\v' || c == '\f' || c == '\r') {
+            col++;
         } else {
             break;
         }
-        lx->first_char = false;
+        first = false;
         ++p;
     }
     lx->p = p;
+    lx->row = row;
+    lx->col = col;
+    lx->first_char = first;
 }
 
 /* ASCII characters up to (not including) a newline. */
@@ -155,6 +163,18 @@ static bool is_digit(int32_t c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(int32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool is_id_start(int32_t c) { return c == '_' || is_alpha(c); }
 static bool is_id_char(int32_t c) { return is_id_start(c) || is_digit(c) || c == '.'; }
+
+/* is_id_char of a byte, by table: the identifier loop's test. */
+static const bool id_byte[256] = {
+    ['.'] = 1, ['_'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1,
+    ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+};
 static bool is_sub_digit(int32_t c) { return c >= 0x2080 && c <= 0x2089; }
 
 static bool is_base_digit(int32_t c, int base) {
@@ -588,8 +608,8 @@ static MimTokKind keyword(const MimLexer *lx, const char *s, size_t n) {
 /* Scans [_a-zA-Z][_.a-zA-Z0-9]* (the caller checked the first character). */
 static void lex_id_chars(MimLexer *lx, MimPos *last) {
     if (!lx->md) { /* identifier characters are ASCII */
-        const unsigned char *p = lx->p;
-        while (p < lx->end && is_id_char(*p)) ++p;
+        const unsigned char *p = lx->p, *end = lx->end;
+        while (p < end && id_byte[*p]) ++p;
         skip_ascii(lx, (size_t)(p - lx->p), last);
         return;
     }
@@ -638,11 +658,12 @@ static MimTokKind punct(int32_t c) {
     }
 }
 
-MimTok mim_lex(MimLexer *lx) {
+static MimTok lex_tok(MimLexer *lx) {
     for (;;) {
         if (lx->fatal) return make_tok(lx, MIM_TOK_EOF, cur_pos(lx), cur_pos(lx));
         skip_ws_fast(lx);
-        while (is_ws(peek(lx))) next(lx, NULL);
+        if (lx->md) /* skip_ws_fast left it all */
+            while (is_ws(peek(lx))) next(lx, NULL);
         MimPos begin = cur_pos(lx), last = begin;
         int32_t c = peek(lx);
         if (c == CP_EOF) {
@@ -714,9 +735,18 @@ MimTok mim_lex(MimLexer *lx) {
         }
         if (c == '"') return lex_string(lx);
         MimTokKind k = punct(c);
+        if (k != MIM_TOK_EOF && c < 0x80 && !lx->md) { /* one ASCII byte: no decoding, no echo */
+            skip_ascii(lx, 1, &last);
+            return make_tok(lx, k, begin, last);
+        }
         next(lx, &last);
         if (k != MIM_TOK_EOF) return make_tok(lx, k, begin, last);
         char s[16];
         mim_diag_report(lx->diag, MIM_ERROR, loc_at(lx, begin, begin), "invalid input char '%s'", show_char(c, s));
     }
 }
+
+MimTok mim_lex(MimLexer *lx) { return lex_tok(lx); }
+
+/* `out` does not alias the lexer: the token is built in place. */
+void mim_lex_to(MimLexer *lx, MimTok *restrict out) { *out = lex_tok(lx); }

@@ -35,5 +35,7 @@ void mim_lexer_init(MimLexer *lx, MimWorld *w, MimArena *arena, MimDiag *diag, c
                     const char *src, size_t len, FILE *md);
 void mim_lexer_fini(MimLexer *lx);
 MimTok mim_lex(MimLexer *lx);
+/* The same, written to *out (e.g. a parser's lookahead slot). */
+void mim_lex_to(MimLexer *lx, MimTok *restrict out);
 
 #endif

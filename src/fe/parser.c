@@ -14,11 +14,17 @@
 #include <string.h>
 
 #define LOOKAHEAD 3
+/* The lookahead is a ring of RING slots: consuming a token moves the head
+ * instead of copying the tokens, and the consumed token keeps its slot until
+ * the next one is consumed (RING > LOOKAHEAD). */
+#define RING 4
+_Static_assert((RING & (RING - 1)) == 0 && RING > LOOKAHEAD, "RING is a power of two above LOOKAHEAD");
 
 typedef struct Parser {
     MimFe *fe;
     MimLexer lx;
-    MimTok ahead[LOOKAHEAD];
+    MimTok ring[RING];
+    unsigned head; /* ring slot of the next token */
     MimLoc prev;   /* location of the last consumed token */
     unsigned depth;
     bool aborted;  /* nesting limit hit: only <end of file> from now on, no more errors */
@@ -34,34 +40,44 @@ static MimTok eof_tok(Parser *p) {
     MimTok t;
     memset(&t, 0, sizeof t);
     t.kind = MIM_TOK_EOF;
-    t.loc = p->ahead[0].loc;
+    t.loc = p->ring[p->head % RING].loc;
     t.loc.begin = t.loc.end;
     return t;
 }
 
-static MimTok next_tok(Parser *p) {
-    if (p->aborted || p->fe->fatal) return eof_tok(p);
-    MimTok t = mim_lex(&p->lx);
+/* Lexes the next token into *slot (a lookahead slot). */
+static void next_tok(Parser *p, MimTok *slot) {
+    if (p->aborted || p->fe->fatal) {
+        *slot = eof_tok(p);
+        return;
+    }
+    mim_lex_to(&p->lx, slot);
     if (p->lx.fatal) p->fe->fatal = true;
+}
+
+static MimTok *ahead(Parser *p, int i) { return &p->ring[(p->head + (unsigned)i) % RING]; }
+static MimTokKind kind(Parser *p, int i) { return ahead(p, i)->kind; }
+
+/* Only <end of file> ahead (after a fatal error or when aborting). */
+static void ahead_eof(Parser *p) {
+    for (int i = 0; i < LOOKAHEAD; ++i) ahead(p, i)->kind = MIM_TOK_EOF;
+}
+
+/* Consumes the next token; the result stays valid until the next call. */
+static const MimTok *advance(Parser *p) {
+    const MimTok *t = ahead(p, 0);
+    p->head++;
+    next_tok(p, ahead(p, LOOKAHEAD - 1)); /* the slot after t's LOOKAHEAD - 1 successors */
+    if (p->aborted || p->fe->fatal) ahead_eof(p);
+    p->prev = t->loc;
     return t;
 }
 
-static const MimTok *ahead(Parser *p, int i) { return &p->ahead[i]; }
-static MimTokKind kind(Parser *p, int i) { return p->ahead[i].kind; }
-
-static MimTok lex(Parser *p) {
-    MimTok t = p->ahead[0];
-    for (int i = 0; i + 1 < LOOKAHEAD; ++i) p->ahead[i] = p->ahead[i + 1];
-    p->ahead[LOOKAHEAD - 1] = next_tok(p);
-    if (p->aborted || p->fe->fatal)
-        for (int i = 0; i < LOOKAHEAD; ++i) p->ahead[i].kind = MIM_TOK_EOF;
-    p->prev = t.loc;
-    return t;
-}
+static inline MimTok lex(Parser *p) { return *advance(p); }
 
 static bool accept(Parser *p, MimTokKind k) {
     if (kind(p, 0) != k) return false;
-    lex(p);
+    advance(p);
     return true;
 }
 
@@ -248,7 +264,7 @@ static bool enter(Parser *p) {
                         "nesting too deep: more than %u levels of nested expressions or patterns",
                         p->fe->max_depth);
         p->aborted = true;
-        for (int i = 0; i < LOOKAHEAD; ++i) p->ahead[i].kind = MIM_TOK_EOF;
+        ahead_eof(p);
     }
     return false;
 }
@@ -434,7 +450,7 @@ static MimAstPtrn *parse_tuple_ptrn(Parser *p, bool bracket_style) {
         leave(p);
         return pt;
     }
-    lex(p);
+    advance(p);
     PtrVec elems = {0};
     while (kind(p, 0) != close && kind(p, 0) != MIM_TOK_EOF) {
         mim_vec_push(&elems, parse_tuple_elem(p, bracket_style));
@@ -479,7 +495,7 @@ static MimAstExpr *parse_infix(Parser *p, MimLoc begin, MimAstExpr *lhs, MimPrec
         MimTokKind k = kind(p, 0);
         if (k == MIM_TOK_HASH) {
             if (prec >= MIM_PREC_EXTRACT) break;
-            lex(p);
+            advance(p);
             MimAstExpr *e = new_expr(p, MIM_EXPR_EXTRACT, begin);
             e->u.extract.tuple = lhs;
             if (kind(p, 0) == MIM_TOK_ID) {
@@ -493,7 +509,7 @@ static MimAstExpr *parse_infix(Parser *p, MimLoc begin, MimAstExpr *lhs, MimPrec
             lhs = e;
         } else if (k == MIM_TOK_ARROW) {
             if (prec > MIM_PREC_ARROW) break;
-            lex(p);
+            advance(p);
             MimAstExpr *e = new_expr(p, MIM_EXPR_ARROW, begin);
             e->u.arrow.dom = lhs;
             e->u.arrow.codom = parse_expr(p, "right-hand side of a function type", MIM_PREC_ARROW);
@@ -505,7 +521,7 @@ static MimAstExpr *parse_infix(Parser *p, MimLoc begin, MimAstExpr *lhs, MimPrec
              * the block belongs to `e`, so D is bound and emitted after the
              * `let` and sees x (language.md §6.1: neither opens a scope). */
             if (prec > MIM_PREC_WHERE) break;
-            lex(p);
+            advance(p);
             PtrVec decls = {0};
             parse_decls(p, &decls);
             expect(p, MIM_TOK_END, "where clause");
@@ -602,7 +618,7 @@ static MimAstExpr *parse_seq(Parser *p) {
     MimAstExpr *e = new_expr(p, is_arr ? MIM_EXPR_ARR : MIM_EXPR_PACK, open.loc);
     if (kind(p, 0) == MIM_TOK_ID && kind(p, 1) == MIM_TOK_COLON) {
         MimTok t = lex(p);
-        lex(p);
+        advance(p);
         e->u.seq.var = new_binder(p, MIM_BINDER_SEQ, t.v.sym, t.loc, e);
     }
     e->u.seq.shape = parse_expr(p, is_arr ? "shape of an array" : "shape of a pack", MIM_PREC_BOT);
@@ -968,7 +984,7 @@ static MimAstDecl *parse_axm(Parser *p) {
     else
         d->u.axm.type = error_expr(p);
     if (kind(p, 0) == MIM_TOK_COMMA && kind(p, 1) == MIM_TOK_ID) {
-        lex(p);
+        advance(p);
         MimTok t = lex(p);
         d->u.axm.normalizer = t.v.sym;
         d->u.axm.normalizer_loc = t.loc;
@@ -1097,7 +1113,7 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
     p.sym_anon = mim_world_sym(fe->world, "_");
     p.sym_return = mim_world_sym(fe->world, "return");
     mim_lexer_init(&p.lx, fe->world, &fe->arena, fe->diag, path, text, len, md);
-    for (int i = 0; i < LOOKAHEAD; ++i) p.ahead[i] = next_tok(&p);
+    for (int i = 0; i < LOOKAHEAD; ++i) next_tok(&p, ahead(&p, i));
 
     MimAstModule *m = alloc(&p, sizeof *m);
     m->path = path;
@@ -1114,7 +1130,7 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
     m->decls = (MimAstDecl **)to_array(&p, &decls);
     /* drain the lexer so the Markdown echo sees the whole file */
     if (md)
-        while (!p.aborted && !fe->fatal && p.ahead[LOOKAHEAD - 1].kind != MIM_TOK_EOF) lex(&p);
+        while (!p.aborted && !fe->fatal && kind(&p, LOOKAHEAD - 1) != MIM_TOK_EOF) advance(&p);
     mim_lexer_fini(&p.lx);
     return m;
 }

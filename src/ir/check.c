@@ -264,20 +264,54 @@ static bool special_kind(const MimDef *d) {
     }
 }
 
+/* The literal arity of d as mim_arity computes it, without building the
+ * literal; false if it is not known to be a literal within a few steps. */
+static bool quick_arity(MimWorld *w, MimDef *d, uint64_t *n) {
+    for (unsigned steps = 0; steps < 4; ++steps) {
+        d = mim_res(w, d);
+        if (!d) return false;
+        switch ((MimNode)d->node) {
+        case MIM_SIGMA: *n = d->num_ops; return true;
+        case MIM_ARR: return mim_is_lit(mim_res(w, d->ops[0]), n);
+        case MIM_TYPE:
+        case MIM_UNIV: *n = 1; return true;
+        default: d = d->type;
+        }
+    }
+    return false;
+}
+
+/* A tuple, pack, sigma or array against anything but ⊤, a maximum of
+ * levels or a hole: alpha_internal compares the arities before anything
+ * kind-specific, and two distinct literal arities differ. */
+static bool arities_differ(MimWorld *w, MimDef *a, MimDef *b) {
+    for (int i = 0; i < 2; ++i) {
+        MimNode k = (MimNode)(i ? b : a)->node;
+        if (k == MIM_TOP || k == MIM_UMAX || k == MIM_INFER) return false;
+    }
+    uint64_t na, nb;
+    return quick_arity(w, a, &na) && quick_arity(w, b, &nb) && na != nb;
+}
+
 /* Certainly not α-equivalent without inference (false: maybe)? alpha_internal
- * needs the same kind (except the special ones), then for immutables the
- * same flags and operand count and all operands equal. Mutables and
- * variables (whose binders the comparison may have paired) are left to the
- * full comparison. This answers without setting up a run (tuples of
+ * needs the same kind (except the special ones), a set mutable, the same
+ * flags and operand count, equal types and all operands equal. This holds
+ * for mutables too (distinct `con`s in one tuple, e.g. the branches of a
+ * conditional): a mismatch reached through a pair the full comparison meets
+ * twice is also reached from its first meeting. Variables (whose binders the
+ * comparison may have paired) are left to the full comparison. This answers without setting up a run (tuples of
  * unrelated elements ask often, for N-PackTup). */
 static bool certainly_differ(MimWorld *w, MimDef *a, MimDef *b, unsigned depth) {
     a = mim_resolve(w, a);
     b = mim_resolve(w, b);
-    if (!a || !b || a == b || special_kind(a) || special_kind(b)) return false;
+    if (!a || !b || a == b) return false;
+    if (special_kind(a) || special_kind(b)) return arities_differ(w, a, b);
     if (a->node != b->node) return true;
-    if (a->is_mut || b->is_mut || a->node == MIM_VAR) return false;
+    if (a->node == MIM_VAR) return false;
+    if ((a->is_mut && !is_set(a)) || (b->is_mut && !is_set(b))) return true; /* §8 step 5 */
     if (a->flags != b->flags || a->num_ops != b->num_ops) return true;
     if (depth == 0) return false;
+    if (certainly_differ(w, raw_type(a), raw_type(b), depth - 1)) return true; /* compared first */
     for (uint32_t i = 0; i < a->num_ops; ++i)
         if (certainly_differ(w, a->ops[i], b->ops[i], depth - 1)) return true;
     return false;
