@@ -42,6 +42,7 @@ typedef struct AddMem {
 typedef struct Body {
     MimPtrMap memo; /* old node -> new node */
     MimDef *mem; /* the current memory */
+    MimDef *lam; /* the new lambda whose body this is */
 } Body;
 
 static MimDef *ext_type(AddMem *am, MimDef *T);
@@ -209,6 +210,35 @@ static MimDef *replace_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
 
 static MimDef *rewrite_lam(AddMem *am, MimDef *lam);
 
+/* The memory token d (rewritten) descends from a memory parameter of the
+ * lambda lam through the memory operands of axiom calls, i.e. the body
+ * threads it itself. Such a token is kept as the program gives it: the
+ * memory of a body is a DAG (a load may read an earlier token than the
+ * latest store), and the current memory of the post-order walk is only the
+ * last effect visited, not the latest one of the chain (replacing the
+ * token by it dropped a store whose token was passed on: the shadow
+ * updates of %autodiff.vjp). */
+static bool own_mem(AddMem *am, MimDef *lam, MimDef *d) {
+    MimWorld *w = am->w;
+    for (d = d ? mim_resolve(w, d) : NULL; d; d = d ? mim_resolve(w, d) : NULL) {
+        switch (mim_def_node(d)) {
+        case MIM_VAR: return mim_def_op(d, 0) == lam;
+        case MIM_EXTRACT: d = mim_def_op(d, 0); break; /* a component of a parameter or of an effect's result */
+        case MIM_APP: {
+            if (!mim_app_axiom(d)) return false;
+            MimDef *arg = mim_app_arg(d), *AT = mim_def_type(arg);
+            if (mem_is_M(w, AT)) d = arg;
+            else if (mim_def_node(mim_resolve(w, AT)) == MIM_SIGMA && starts_with_M(am, AT))
+                d = mim_proj(w, arg, mem_num_comps(w, AT), 0);
+            else return false;
+            break;
+        }
+        default: return false;
+        }
+    }
+    return false;
+}
+
 static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
     MimWorld *w = am->w;
     MimDef *callee = mim_app_callee(d), *arg = mim_app_arg(d);
@@ -219,8 +249,10 @@ static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
         MimDef *mem = b->mem ? b->mem : mim_bot(w, am->M);
         uint64_t n = num_comps(am, mim_pi_dom(pi));
         MimDef *npi = plain_cn(am, mim_def_type(ncallee));
-        if (starts_with_M(am, mim_pi_dom(pi))) narg = replace_mem(w, mem, narg, n);
-        else if (npi && starts_with_M(am, mim_pi_dom(npi))) narg = prepend_mem(w, mem, narg, n);
+        if (starts_with_M(am, mim_pi_dom(pi))) {
+            MimDef *given = n == 1 ? narg : mim_proj(w, narg, n, 0);
+            if (!own_mem(am, b->lam, given)) narg = replace_mem(w, mem, narg, n);
+        } else if (npi && starts_with_M(am, mim_pi_dom(npi))) narg = prepend_mem(w, mem, narg, n);
         if (!narg) return NULL;
     }
     MimDef *res = mim_app(w, ncallee, narg);
@@ -318,7 +350,7 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     name_params(am, lam, nl, params, n, had_M);
     MimDef *old_var = mim_var(w, lam);
     MimDef *repl = had_M ? mim_var(w, nl) : n == 0 ? mim_unit(w) : tuple_or_single(w, params + 1, n, false);
-    Body b = {.mem = params[0]};
+    Body b = {.mem = params[0], .lam = nl};
     free(params);
     if (!old_var || !repl) return NULL;
     mim_ptrmap_put(&am->vars, old_var, repl);

@@ -8,6 +8,7 @@
 
 double rshift(double *, double *, long), vshift(double *, long);
 double rtri(double *, double *, double *, double *, long), vtri(double *, double *, long);
+double rtri2(double *, double *, double *, double *, long), vtri2(double *, double *, long);
 double rstride(double *, double *, long), vstride(double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
@@ -53,6 +54,14 @@ static void run(long n) {
     free(tr);
     if (rel(r, vtri(a, b, n)) > 1e-12) printf("FAIL tri value\n");
     check("tri", 2 * n, g, want, v, (vtri(ap, bp, n) - vtri(am, bm, n)) / (2 * h));
+    /* tri2: with A_k = Σ_{r>k} a_r, ∂a_k = t_k + b_k A_k, ∂b_k = a_k A_k */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtri2(a, g, b, g + n, n);
+    t = 0, tail = 0;
+    for (long k = 0; k < n; ++k) want[k] = t, t += a[k] * b[k];
+    for (long k = n - 1; k >= 0; --k) want[k] += b[k] * tail, want[n + k] = a[k] * tail, tail += a[k];
+    if (rel(r, vtri2(a, b, n)) > 1e-12) printf("FAIL tri2 value\n");
+    check("tri2", 2 * n, g, want, v, (vtri2(ap, bp, n) - vtri2(am, bm, n)) / (2 * h));
     /* stride over m = n/2 elements: ∂a_{2i} = 2a_{2i} */
     long m = n / 2;
     for (long i = 0; i < n; ++i) g[i] = 0, want[i] = 0;
