@@ -556,43 +556,6 @@ static MimDef *branch(MimWorld *w, MimDef *a, MimDef *b, MimDef *k, MimDef *args
     return mim_app(w, mim_extract(w, mim_pair(w, a, b), k), args);
 }
 
-/* `%core.icmp.X 256 (c, lit)` */
-static MimDef *cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
-    MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 256));
-    return mim_app(w, op, mim_pair(w, c, mim_lit_int(w, 8, v)));
-}
-
-/* `%core.bit2.X 2 (a, b)` on Bool */
-static MimDef *bool_op(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
-    MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 2));
-    op = mim_app(w, op, mim_lit_nat(w, 2));
-    return mim_app(w, op, mim_pair(w, a, b));
-}
-
-/* The check that c lies in one of the intervals of chars. */
-static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
-    MimDef *k = NULL;
-    for (int lo = 0; lo < NUM_CHARS;) {
-        if (!chars[lo]) {
-            ++lo;
-            continue;
-        }
-        int hi = lo;
-        while (hi + 1 < NUM_CHARS && chars[hi + 1]) ++hi;
-        MimDef *one;
-        if (lo == 0 && hi == NUM_CHARS - 1) {
-            one = mim_lit_bool(w, true);
-        } else {
-            MimDef *le = cmp_char(w, MIM_core_icmp_ule, c, (uint64_t)hi);
-            MimDef *ge = cmp_char(w, MIM_core_icmp_uge, c, (uint64_t)lo);
-            one = bool_op(w, MIM_core_bit2_and_, le, ge);
-        }
-        k = k ? bool_op(w, MIM_core_bit2_or_, k, one) : one;
-        lo = hi + 1;
-    }
-    return k;
-}
-
 /* i + 1 on Idx n */
 static MimDef *next_pos(CGen *g, MimDef *i) {
     MimWorld *w = g->w;
@@ -778,7 +741,7 @@ static bool gen_state(CGen *g, size_t s) {
         MimDef **v = state_vars(g, check, s);
         for (int ch = 0; ch < NUM_CHARS; ++ch)
             chars[ch] = ch != 0 && d->trans.data[s * d->num_classes + d->cls[ch]] == e;
-        MimDef *k = check_of(w, chars, c);
+        MimDef *k = regex_char_check(w, chars, c);
         MimDef *args = mim_tuple(w, v, 2 + d->num_regs.data[s]);
         MimDef *body = branch(w, next, go, k, args);
         free(v);
@@ -789,7 +752,7 @@ static bool gen_state(CGen *g, size_t s) {
     MimDef *args = ok ? mim_tuple(w, sv, 2 + d->num_regs.data[s]) : NULL;
     free(sv);
     if (!ok) return false;
-    MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
+    MimDef *is_nul = regex_cmp_char(w, MIM_core_icmp_e, c, 0);
     MimDef *body = branch(w, next, fin, is_nul, args);
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }

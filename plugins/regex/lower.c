@@ -406,7 +406,7 @@ static MimDef *branch(MimWorld *w, MimDef *a, MimDef *b, MimDef *k, MimDef *args
 }
 
 /* `%core.icmp.X 256 (c, lit)` */
-static MimDef *cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
+MimDef *regex_cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v) {
     MimDef *op = mim_app(w, annex(w, id), mim_lit_nat(w, 256));
     return mim_app(w, op, mim_pair(w, c, mim_lit_int(w, 8, v)));
 }
@@ -419,7 +419,7 @@ static MimDef *bool_op(MimWorld *w, uint64_t id, MimDef *a, MimDef *b) {
 }
 
 /* The check that c lies in one of the intervals of chars (a 256-entry mask). */
-static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
+MimDef *regex_char_check(MimWorld *w, const bool *chars, MimDef *c) {
     MimDef *k = NULL;
     for (int lo = 0; lo < NUM_CHARS;) {
         if (!chars[lo]) {
@@ -432,8 +432,8 @@ static MimDef *check_of(MimWorld *w, const bool *chars, MimDef *c) {
         if (lo == 0 && hi == NUM_CHARS - 1) {
             one = mim_lit_bool(w, true);
         } else {
-            MimDef *le = cmp_char(w, MIM_core_icmp_ule, c, (uint64_t)hi);
-            MimDef *ge = cmp_char(w, MIM_core_icmp_uge, c, (uint64_t)lo);
+            MimDef *le = regex_cmp_char(w, MIM_core_icmp_ule, c, (uint64_t)hi);
+            MimDef *ge = regex_cmp_char(w, MIM_core_icmp_uge, c, (uint64_t)lo);
             one = bool_op(w, MIM_core_bit2_and_, le, ge);
         }
         k = k ? bool_op(w, MIM_core_bit2_or_, k, one) : one;
@@ -538,7 +538,7 @@ static bool gen_state(Gen *g, size_t s) {
     for (size_t j = num_outs; j-- > 0;) {
         size_t t = outs[j].to;
         for (int ch = 0; ch < NUM_CHARS; ++ch) chars[ch] = g->d->next[s][ch] == (int)t;
-        MimDef *k = check_of(w, chars, c);
+        MimDef *k = regex_char_check(w, chars, c);
         snprintf(name, sizeof name, "check_state_%zu_to_state_%zu", s, t);
         MimDef *check = cont(g, name);
         MimDef *go = check ? to_state(g, t) : NULL;
@@ -551,7 +551,7 @@ static bool gen_state(Gen *g, size_t s) {
     /* next directly, not a wrapper continuation around it: η-reduction would
      * remove such a wrapper, but deciding that it may costs a search of the
      * whole automaton per state (quadratic compile time). */
-    MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
+    MimDef *is_nul = regex_cmp_char(w, MIM_core_icmp_e, c, 0);
     MimDef *body = branch(w, next, final(g, s), is_nul, mim_pair(w, m2, i));
     return mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
@@ -784,7 +784,7 @@ static bool gen_read(TableGen *tg, MimDef *lam, size_t j) {
     MimDef *nul = more ? table_cont(tg, tg->cn3, name) : NULL;
     if (!nul) return false;
     MimDef *c = char_at(tg, &m, i, j - 1);
-    MimDef *is_nul = cmp_char(w, MIM_core_icmp_e, c, 0);
+    MimDef *is_nul = regex_cmp_char(w, MIM_core_icmp_e, c, 0);
     MimDef *body = branch(w, more, nul, is_nul, triple(w, m, i, off));
     if (!mim_lam_set(w, lam, ff, body) || !gen_read(tg, more, j + 1)) return false;
     MimDef *nm = mim_var_proj(w, nul, 3, 0), *ni = mim_var_proj(w, nul, 3, 1), *noff = mim_var_proj(w, nul, 3, 2);

@@ -26,6 +26,11 @@ bool regex_nary(MimDef *d, uint64_t id, uint64_t *n, MimDef **ops);
 void regex_flatten(MimWorld *w, MimDef *d, uint64_t id, RegexList *out);
 bool regex_range(MimWorld *w, MimDef *d, uint64_t *lo, uint64_t *hi);
 
+/* lower.c: `%core.icmp.X 256 (c, lit)` on a character, and the check that c
+ * lies in one of the intervals of a 256-entry mask (shared with capture.c). */
+MimDef *regex_cmp_char(MimWorld *w, uint64_t id, MimDef *c, uint64_t v);
+MimDef *regex_char_check(MimWorld *w, const bool *chars, MimDef *c);
+
 /* capture.c: the lowering of `%regex.capture r` applied to n and k. */
 MimDef *regex_lower_capture(MimPass *p, MimDef *app, MimDef *r, MimDef *n, MimDef *k);
 
