@@ -27,6 +27,11 @@ AdMathKind autodiff_math_kind(MimDef *app);
 MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, MimDef *s);
 /* Forward mode (jvp.c): f_jvp for `%autodiff.jvp f`, memoized in memo
  * (f ↦ f on failure); busy is scratch for recursion. */
+/* eval.c: the located error `autodiff: cannot differentiate MODEWHAT 'old'`
+ * (mode "" or e.g. "(forward mode) "); whether T is a continuation type. */
+void autodiff_cannot(MimPass *p, MimLoc loc, const char *mode, const char *what, MimDef *old);
+bool autodiff_is_cn(MimWorld *w, MimDef *T);
+
 MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
 /* Reverse mode over memory (vjp.c): f_vjp for `%autodiff.vjp f`, memoized
  * in memo (f ↦ f on failure); copies holds the forward copies of nested

@@ -59,11 +59,20 @@ static MimDef *named_lam(MimWorld *w, MimDef *type, const char *name) {
     return lam;
 }
 
-static MimDef *fail(Ad *ad, MimDef *old, const char *what) {
-    char *s = mim_def_to_str(ad->w, old);
-    MimLoc loc = mim_def_node(old) == MIM_AXIOM && ad->use.begin.row ? ad->use : mim_def_loc(old);
-    mim_pass_error(ad->p, loc, "autodiff: cannot differentiate %s '%s'", what, s);
+void autodiff_cannot(MimPass *p, MimLoc loc, const char *mode, const char *what, MimDef *old) {
+    char *s = mim_def_to_str(mim_pass_world(p), old);
+    mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s '%s'", mode, what, s);
     free(s);
+}
+
+bool autodiff_is_cn(MimWorld *w, MimDef *T) {
+    T = mim_resolve(w, T);
+    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
+}
+
+static MimDef *fail(Ad *ad, MimDef *old, const char *what) {
+    MimLoc loc = mim_def_node(old) == MIM_AXIOM && ad->use.begin.row ? ad->use : mim_def_loc(old);
+    autodiff_cannot(ad->p, loc, "", what, old);
     return NULL;
 }
 
@@ -190,25 +199,21 @@ static MimDef *done(Ad *ad, MimDef *old, MimDef *aug, MimDef *pb) {
     return aug;
 }
 
-static bool is_cn(MimWorld *w, MimDef *T) {
-    T = mim_resolve(w, T);
-    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
-}
 
 /* A continuation that is not a returning function: a basic block. */
 static bool is_basic_block(MimWorld *w, MimDef *T) {
     MimDef *X, *Y;
-    return is_cn(w, T) && !mim_cps_fn_parts(w, T, &X, &Y);
+    return autodiff_is_cn(w, T) && !mim_cps_fn_parts(w, T, &X, &Y);
 }
 
 /* A CPS function whose parameters the optimizer has flattened (scalarize):
  * `Cn [D₁, …, Dₙ, Cn R]` with n ≥ 2; *A = [D₁, …, Dₙ], *R = R. */
 static bool flat_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
     T = mim_resolve(w, T);
-    if (!is_cn(w, T)) return false;
+    if (!autodiff_is_cn(w, T)) return false;
     MimDef *D = mim_resolve(w, mim_pi_dom(T));
     size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
-    if (k < 3 || !is_cn(w, mim_def_op(D, k - 1))) return false;
+    if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
     MimDef **ops = mim_xcalloc(k, sizeof *ops);
     for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
     *A = mim_sigma(w, ops, k - 1);
@@ -304,7 +309,7 @@ static MimDef *augment_extract(Ad *ad, MimDef *old) {
     MimDef *aug = mim_extract(w, t2, i2);
     MimDef *shadow = mim_ptrmap_get(&ad->shadow, t);
     if (shadow && mim_def_node(i) == MIM_LIT) return done(ad, old, aug, mim_extract(w, shadow, i2));
-    if (is_cn(w, mim_def_type(old))) return done(ad, old, aug, NULL); /* a continuation: no tangent */
+    if (autodiff_is_cn(w, mim_def_type(old))) return done(ad, old, aug, NULL); /* a continuation: no tangent */
     /* λ(s, k). t* (insert (zero (type t'), i', s), k) */
     MimDef *tpb = pullback(ad, t);
     MimDef *lam = named_lam(w, pb_type(ad, mim_def_type(old)), "extract_pb");
@@ -367,7 +372,7 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
     MimDef *gl = mim_resolve(w, g);
     bool flat = gl && mim_def_node(gl) == MIM_LAM && mim_def_is_mut(gl) && mim_ptrmap_get(&ad->aug, gl) == g2 &&
                 mim_def_node(g2) == MIM_LAM && flat_fn_parts(w, gT, &X, &R, &nflat);
-    if (flat || (is_cn(w, gT) && mim_cps_fn_parts(w, gT, &X, &R))) {
+    if (flat || (autodiff_is_cn(w, gT) && mim_cps_fn_parts(w, gT, &X, &R))) {
         /* a CPS call g (args, k) → g' (args', c), c (r, r*) = k' (r, compose (args*, r*));
          * a call of a flattened function g (a₁, …, aₙ, k) as g ((a₁, …, aₙ), k) */
         MimDef *args, *k;
@@ -393,7 +398,7 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
             return NULL;
         return done(ad, old, mim_app(w, g2, mim_pair(w, args2, c)), NULL);
     }
-    if (is_cn(w, gT)) {
+    if (autodiff_is_cn(w, gT)) {
         /* a basic block (e.g. the return continuation): g' (a', a*) */
         MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
         return a_pb ? done(ad, old, mim_app(w, g2, mim_pair(w, a2, a_pb)), NULL) : NULL;
@@ -401,7 +406,7 @@ static MimDef *augment_app(Ad *ad, MimDef *old) {
     /* direct style: (r, pb) = g' a', with g' made direct style if it is CPS */
     MimDef *a2 = augment(ad, a), *a_pb = a2 ? pullback(ad, a) : NULL;
     if (!a_pb) return NULL;
-    MimDef *ds = is_cn(w, mim_def_type(g2)) ? cps2ds(ad, g2) : g2;
+    MimDef *ds = autodiff_is_cn(w, mim_def_type(g2)) ? cps2ds(ad, g2) : g2;
     if (!ds) return fail(ad, old, "the call");
     MimDef *rp = mim_app(w, ds, a2);
     MimDef *r = mim_proj(w, rp, 2, 0), *pb = mim_proj(w, rp, 2, 1);

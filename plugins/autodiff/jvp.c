@@ -46,17 +46,10 @@ static MimDef *lookup(Fwd *fw, MimDef *old, bool tan) {
 static MimDef *fwd(Fwd *fw, MimDef *old);
 
 static MimDef *fail(Fwd *fw, MimDef *old, const char *what) {
-    char *s = mim_def_to_str(fw->w, old);
-    MimLoc loc = fw->use.begin.row ? fw->use : mim_def_loc(old);
-    mim_pass_error(fw->p, loc, "autodiff: cannot differentiate (forward mode) %s '%s'", what, s);
-    free(s);
+    autodiff_cannot(fw->p, fw->use.begin.row ? fw->use : mim_def_loc(old), "(forward mode) ", what, old);
     return NULL;
 }
 
-static bool is_cn(MimWorld *w, MimDef *T) {
-    T = mim_resolve(w, T);
-    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
-}
 
 static MimDef *pair_type(MimWorld *w, MimDef *a, MimDef *b) { return autodiff_pair_type(w, a, b); }
 
@@ -83,7 +76,7 @@ static MimDef *tangent(Fwd *fw, MimDef *old) {
     if (is_int(w, T)) return mim_lit(w, T, 0);
     MimDef *t = lookup(fw, old, true);
     if (t) return t;
-    if (is_cn(w, T)) return aug; /* continuations carry no tangent: a placeholder of the type */
+    if (autodiff_is_cn(w, T)) return aug; /* continuations carry no tangent: a placeholder of the type */
     return mim_app(w, mim_world_annex(w, MIM_autodiff_zero), T);
 }
 
@@ -116,10 +109,10 @@ static bool fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) 
     *n = 0;
     if (mim_cps_fn_parts(w, T, A, R)) return true;
     T = mim_resolve(w, T);
-    if (!is_cn(w, T)) return false;
+    if (!autodiff_is_cn(w, T)) return false;
     MimDef *D = mim_resolve(w, mim_pi_dom(T));
     size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
-    if (k < 3 || !is_cn(w, mim_def_op(D, k - 1))) return false;
+    if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
     MimDef *K = mim_resolve(w, mim_def_op(D, k - 1));
     MimDef *X, *Y;
     if (mim_cps_fn_parts(w, K, &X, &Y)) return false; /* a block taking a function: not a returning function */
@@ -143,7 +136,7 @@ static MimDef *fwd_lam(Fwd *fw, MimDef *lam) {
         if (d && d != lam) return done(fw, lam, d, NULL);
         return mim_world_has_error(w) ? NULL : fail(fw, lam, "the function");
     }
-    if (is_cn(w, mim_def_type(lam))) return fwd_cont(fw, lam);
+    if (autodiff_is_cn(w, mim_def_type(lam))) return fwd_cont(fw, lam);
     return fail(fw, lam, "the function");
 }
 
@@ -302,7 +295,7 @@ static MimDef *fwd_app(Fwd *fw, MimDef *old) {
     MimDef *gT = mim_resolve(w, mim_def_type(g));
     MimDef *g2 = fwd(fw, g);
     if (!g2) return NULL;
-    if (!is_cn(w, gT)) return fail(fw, old, "the direct-style call");
+    if (!autodiff_is_cn(w, gT)) return fail(fw, old, "the direct-style call");
     MimDef *A, *R;
     size_t n = 0;
     MimDef *gl = mim_resolve(w, g);

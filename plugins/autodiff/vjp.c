@@ -109,19 +109,12 @@ static MimDef *vjp_of(Rev *parent, MimDef *h);
 static MimDef *fail(Rev *rv, MimDef *old, const char *what) {
     if (rv->failed) return NULL;
     rv->failed = true;
-    char *s = mim_def_to_str(rv->w, old);
-    MimLoc loc = rv->use.begin.row ? rv->use : mim_def_loc(old);
-    mim_pass_error(rv->p, loc, "autodiff: cannot differentiate (reverse mode) %s '%s'", what, s);
-    free(s);
+    autodiff_cannot(rv->p, rv->use.begin.row ? rv->use : mim_def_loc(old), "(reverse mode) ", what, old);
     return NULL;
 }
 
 /* ---- types and small builders ---------------------------------------------------------- */
 
-static bool is_cn(MimWorld *w, MimDef *T) {
-    T = mim_resolve(w, T);
-    return T && mim_def_node(T) == MIM_PI && mim_pi_is_cn(T);
-}
 static bool is_float(MimDef *T) { return mim_match(T, MIM_math_F) != NULL; }
 static bool is_mem(MimDef *T) { return mim_match(T, MIM_mem_M) != NULL; }
 static bool is_ptr(MimDef *T) { return mim_match(T, MIM_mem_Ptr) != NULL; }
@@ -264,10 +257,10 @@ static bool fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) 
     *n = 0;
     if (mim_cps_fn_parts(w, T, A, R)) return true;
     T = mim_resolve(w, T);
-    if (!is_cn(w, T)) return false;
+    if (!autodiff_is_cn(w, T)) return false;
     MimDef *D = mim_resolve(w, mim_pi_dom(T));
     size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
-    if (k < 3 || !is_cn(w, mim_def_op(D, k - 1))) return false;
+    if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
     MimDef *K = mim_resolve(w, mim_def_op(D, k - 1));
     MimDef *X, *Y;
     if (mim_cps_fn_parts(w, K, &X, &Y)) return false;
@@ -296,7 +289,7 @@ static void collect(Rev *rv, MimDef *e, MimPtrMap *seen) {
     mim_ptrmap_put(seen, e, e);
     if (mim_def_node(e) == MIM_VAR) return;
     if (mim_def_node(e) == MIM_LAM && mim_def_is_mut(e)) {
-        if (e == rv->f || is_function(w, e) || !is_cn(w, mim_def_type(e)) || !mim_lam_body(e)) return;
+        if (e == rv->f || is_function(w, e) || !autodiff_is_cn(w, mim_def_type(e)) || !mim_lam_body(e)) return;
         vpush(&rv->blk, e);
         mim_ptrmap_put(&rv->bid, e, (void *)(uintptr_t)rv->blk.n);
         collect(rv, mim_lam_body(e), seen);
