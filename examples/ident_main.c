@@ -1,4 +1,4 @@
-/* Calls ident_len of examples/regex.mim from C and checks it against the
+/* Calls ident_len of examples/ident.mim from C and checks it against the
  * same scan written in C. */
 #include <ctype.h>
 #include <stdio.h>
