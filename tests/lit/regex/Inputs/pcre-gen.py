@@ -22,22 +22,41 @@ CLASS_ITEMS = ["a", "b", "1", " ", "c", "a-b", "0-9", " -a", "\\d", "\\s", "\\w"
 ESCAPES = ["\\d", "\\w", "\\s", "\\D", "\\W", "\\S"]
 
 
+# The bytes each class item stands for (PCRE2's ASCII tables; \s includes
+# \v and \f): a negated class whose items cover all 256 bytes matches no
+# character, a located error by design (docs/regex.md "Pattern strings").
+DIGITS = set(range(0x30, 0x3A))
+WORD = DIGITS | set(range(0x41, 0x5B)) | set(range(0x61, 0x7B)) | {0x5F}
+ITEM_BYTES = {"\\d": DIGITS, "\\D": set(range(256)) - DIGITS, "\\w": WORD,
+              "\\s": {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20}, "\\n": {0x0A}, "\\]": {0x5D},
+              "a-b": {0x61, 0x62}, "0-9": DIGITS, " -a": set(range(0x20, 0x62)),
+              "\\x31-\\x{61}": set(range(0x31, 0x62))}
+
+
+def item_bytes(item):
+    return ITEM_BYTES.get(item, {ord(item)} if len(item) == 1 else set())
+
+
 class Gen:
     def __init__(self, seed):
         self.r = random.Random(seed)
 
     def char_class(self):
         r = self.r
-        items = []
-        for _ in range(r.randint(1, 3)):
-            item = r.choice(CLASS_ITEMS)
-            if item not in items:
-                items.append(item)
-        # a '-' elsewhere than at the end could form a range: keep it last;
-        # '[.' would start PCRE's POSIX syntax '[.….]' with a second '.'
-        # (there is none after dedupe, but keep '.' off the front anyway)
-        items = [i for i in items if i not in ("-", ".")] + [i for i in (".", "-") if i in items]
-        return "[" + ("^" if r.random() < 0.3 else "") + "".join(items) + "]"
+        while True:
+            items = []
+            for _ in range(r.randint(1, 3)):
+                item = r.choice(CLASS_ITEMS)
+                if item not in items:
+                    items.append(item)
+            # a '-' elsewhere than at the end could form a range: keep it last;
+            # '[.' would start PCRE's POSIX syntax '[.….]' with a second '.'
+            # (there is none after dedupe, but keep '.' off the front anyway)
+            items = [i for i in items if i not in ("-", ".")] + [i for i in (".", "-") if i in items]
+            negated = r.random() < 0.3
+            covered = set().union(*(item_bytes(i) for i in items))
+            if not negated or len(covered) < 256:
+                return "[" + ("^" if negated else "") + "".join(items) + "]"
 
     def atom(self, depth):
         r = self.r
