@@ -31,6 +31,10 @@ MimDef *autodiff_math_tangent(MimWorld *w, MimDef *app, MimDef *x, MimDef *r, Mi
  * (mode "" or e.g. "(forward mode) "); whether T is a continuation type. */
 void autodiff_cannot(MimPass *p, MimLoc loc, const char *mode, const char *what, MimDef *old);
 bool autodiff_is_cn(MimWorld *w, MimDef *T);
+/* A returning CPS function `Cn [A, Cn R]` (*n = 0), or flattened
+ * `Cn [D₁, …, Dₙ, Cn R]` with n ≥ 2 and R not itself a function
+ * (*A = [D₁, …, Dₙ], *n = n). */
+bool autodiff_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n);
 
 MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
 /* Reverse mode over memory (vjp.c): f_vjp for `%autodiff.vjp f`, memoized

@@ -207,20 +207,33 @@ static bool is_basic_block(MimWorld *w, MimDef *T) {
 }
 
 /* A CPS function whose parameters the optimizer has flattened (scalarize):
- * `Cn [D₁, …, Dₙ, Cn R]` with n ≥ 2; *A = [D₁, …, Dₙ], *R = R. */
-static bool flat_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
+ * `Cn [D₁, …, Dₙ, Cn R]` with n ≥ 2; *A = [D₁, …, Dₙ], *R = R. With
+ * `returning`, not when R is itself a function (a block taking a function
+ * is no returning function: forward mode and vjp ask for that). */
+static bool flat_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n, bool returning) {
     T = mim_resolve(w, T);
     if (!autodiff_is_cn(w, T)) return false;
     MimDef *D = mim_resolve(w, mim_pi_dom(T));
     size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
     if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
+    MimDef *K = mim_resolve(w, mim_def_op(D, k - 1)), *X, *Y;
+    if (returning && mim_cps_fn_parts(w, K, &X, &Y)) return false; /* a block taking a function */
     MimDef **ops = mim_xcalloc(k, sizeof *ops);
     for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
     *A = mim_sigma(w, ops, k - 1);
     free(ops);
-    *R = mim_pi_dom(mim_resolve(w, mim_def_op(D, k - 1)));
+    *R = mim_pi_dom(K);
     *n = k - 1;
     return true;
+}
+
+static bool flat_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
+    return flat_parts(w, T, A, R, n, false);
+}
+
+bool autodiff_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
+    *n = 0;
+    return mim_cps_fn_parts(w, T, A, R) || flat_parts(w, T, A, R, n, true);
 }
 
 /* A continuation lambda of the function being differentiated (a basic

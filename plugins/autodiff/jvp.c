@@ -103,27 +103,6 @@ static MimDef *fwd_cont(Fwd *fw, MimDef *lam) {
     return b2 && mim_lam_set(w, nl, mim_lit_bool(w, false), b2) ? nl : NULL;
 }
 
-/* A CPS function `Cn [A, Cn R]`, or flattened `Cn [D₁, …, Dₙ, Cn R]`
- * (*n = 0 for the former). */
-static bool fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
-    *n = 0;
-    if (mim_cps_fn_parts(w, T, A, R)) return true;
-    T = mim_resolve(w, T);
-    if (!autodiff_is_cn(w, T)) return false;
-    MimDef *D = mim_resolve(w, mim_pi_dom(T));
-    size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
-    if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
-    MimDef *K = mim_resolve(w, mim_def_op(D, k - 1));
-    MimDef *X, *Y;
-    if (mim_cps_fn_parts(w, K, &X, &Y)) return false; /* a block taking a function: not a returning function */
-    MimDef **ops = mim_xcalloc(k, sizeof *ops);
-    for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
-    *A = mim_sigma(w, ops, k - 1);
-    free(ops);
-    *R = mim_pi_dom(K);
-    *n = k - 1;
-    return true;
-}
 
 static MimDef *fwd_lam(Fwd *fw, MimDef *lam) {
     MimWorld *w = fw->w;
@@ -131,7 +110,7 @@ static MimDef *fwd_lam(Fwd *fw, MimDef *lam) {
     bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
     MimDef *A, *R;
     size_t n;
-    if (!open && fn_parts(w, mim_def_type(lam), &A, &R, &n)) {
+    if (!open && autodiff_fn_parts(w, mim_def_type(lam), &A, &R, &n)) {
         MimDef *d = jvp_of(fw, fw->p, fw->memo, fw->busy, lam) ? mim_ptrmap_get(fw->memo, lam) : NULL;
         if (d && d != lam) return done(fw, lam, d, NULL);
         return mim_world_has_error(w) ? NULL : fail(fw, lam, "the function");
@@ -300,7 +279,7 @@ static MimDef *fwd_app(Fwd *fw, MimDef *old) {
     size_t n = 0;
     MimDef *gl = mim_resolve(w, g);
     bool fn = gl && mim_def_node(gl) == MIM_LAM && mim_def_is_mut(gl) && mim_ptrmap_get(fw->memo, gl) == g2 &&
-              fn_parts(w, gT, &A, &R, &n);
+              autodiff_fn_parts(w, gT, &A, &R, &n);
     if (fn) {
         /* g (args, k) → g' ((args', args~), k'); flattened: g (a₁, …, aₙ, k) */
         MimDef *args, *k;
@@ -376,7 +355,7 @@ static MimDef *jvp_of(Fwd *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *busy,
     if (known) return known == f ? NULL : known;
     MimDef *A, *R;
     size_t n;
-    if (!fn_parts(w, mim_def_type(f), &A, &R, &n) || !mim_lam_body(f)) {
+    if (!autodiff_fn_parts(w, mim_def_type(f), &A, &R, &n) || !mim_lam_body(f)) {
         mim_ptrmap_put(memo, f, f);
         return NULL;
     }

@@ -252,33 +252,13 @@ static MimDef *realloc_fn(Rev *rv) {
 
 /* ---- f's shape: blocks, nested functions, leaves --------------------------------------- */
 
-/* A CPS function `Cn [A, Cn R]`, or flattened `Cn [D₁, …, Dₙ, Cn R]` (n > 0). */
-static bool fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n) {
-    *n = 0;
-    if (mim_cps_fn_parts(w, T, A, R)) return true;
-    T = mim_resolve(w, T);
-    if (!autodiff_is_cn(w, T)) return false;
-    MimDef *D = mim_resolve(w, mim_pi_dom(T));
-    size_t k = D && mim_def_node(D) == MIM_SIGMA ? mim_def_num_ops(D) : 0;
-    if (k < 3 || !autodiff_is_cn(w, mim_def_op(D, k - 1))) return false;
-    MimDef *K = mim_resolve(w, mim_def_op(D, k - 1));
-    MimDef *X, *Y;
-    if (mim_cps_fn_parts(w, K, &X, &Y)) return false;
-    MimDef **ops = mim_xcalloc(k, sizeof *ops);
-    for (size_t i = 0; i + 1 < k; ++i) ops[i] = mim_def_op(D, i);
-    *A = mim_sigma(w, ops, k - 1);
-    free(ops);
-    *R = mim_pi_dom(K);
-    *n = k - 1;
-    return true;
-}
 
 static bool is_function(MimWorld *w, MimDef *lam) {
     MimSym name = mim_def_name(lam);
     bool open = name && (strstr(name, "ret") || strstr(name, "_cont"));
     MimDef *A, *R;
     size_t n;
-    return !open && fn_parts(w, mim_def_type(lam), &A, &R, &n);
+    return !open && autodiff_fn_parts(w, mim_def_type(lam), &A, &R, &n);
 }
 
 /* the blocks reachable from e (not entering nested functions) */
@@ -508,7 +488,7 @@ static MimDef *fwd_goto(Cl *c, MimDef *k, MimDef *r, MimDef *tp, MimDef *pos, Mi
 static bool split_call(Rev *rv, MimDef *h, MimDef *arg, MimDef **args, MimDef **k, size_t *n) {
     MimWorld *w = rv->w;
     MimDef *A, *R;
-    if (!fn_parts(w, mim_def_type(h), &A, &R, n)) return false;
+    if (!autodiff_fn_parts(w, mim_def_type(h), &A, &R, n)) return false;
     if (*n) {
         MimDef **ops = mim_xcalloc(*n, sizeof *ops);
         for (size_t i = 0; i < *n; ++i) ops[i] = mim_proj(w, arg, *n + 1, i);
@@ -1005,7 +985,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         if (!hv) goto out;
         MimDef *Ah, *Rh;
         size_t dummy;
-        fn_parts(w, mim_def_type(g), &Ah, &Rh, &dummy);
+        autodiff_fn_parts(w, mim_def_type(g), &Ah, &Rh, &dummy);
         size_t nr = arity(w, Rh), na = arity(w, Ah);
         MimDef **rb = mim_xcalloc(nr + na + 1, sizeof *rb);
         long kb = block_of(rv, k);
@@ -1383,7 +1363,7 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
             if (!h || (uintptr_t)count.slots[i].val != 1 || !mim_lam_body(h)) continue;
             MimDef *body = mim_ptrmap_get(&site, h), *args, *k, *A, *R;
             size_t n;
-            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !fn_parts(w, mim_def_type(h), &A, &R, &n))
+            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n))
                 continue;
             bool ptr = false; /* pointer arguments need shadows: h keeps its vjp */
             for (size_t j = 0, na = arity(w, A); j < na; ++j) ptr |= is_ptr(comp_type(w, A, j));
@@ -1574,7 +1554,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f};
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
-    if (!fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
+    if (!autodiff_fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
         mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) '%s': not a returning function",
                        mim_def_name(f) ? mim_def_name(f) : "f");
     } else {
