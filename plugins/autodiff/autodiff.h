@@ -39,7 +39,8 @@ bool autodiff_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n
 MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
 /* Reverse mode over memory (vjp.c): f_vjp for `%autodiff.vjp f`, memoized
  * in memo (f ↦ f on failure); copies holds the forward copies of nested
- * functions, *realloc_decl the declaration of C's realloc (NULL at first). */
+ * functions, realloc_decl[0] and [1] the declarations of C's realloc and
+ * calloc (NULL at first). */
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f);
 /* autodiff_eval (§5.1, eval.c) */
 extern const MimPassClass autodiff_eval_class;

@@ -458,7 +458,7 @@ struct Eval {
     MimPtrMap jvps;   /* forward mode: f ↦ f_jvp, or f if it failed */
     MimPtrMap vjps;   /* reverse mode over memory: f ↦ f_vjp, or f if it failed */
     MimPtrMap copies; /* nested functions ↦ their copies for vjp's forward sweeps */
-    MimDef *realloc_decl;
+    MimDef *realloc_decl[2]; /* C's realloc and calloc, declared when a vjp needs them */
 };
 
 /* T is a float type or has a float component. */
@@ -557,7 +557,7 @@ static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
     if (fv) {
         MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(fv, 2));
         if (!f || mim_def_node(f) != MIM_LAM || !mim_def_is_mut(f)) return def; /* unsupported: stays */
-        MimDef *d = autodiff_vjp(p, &ev->vjps, &ev->copies, &ev->realloc_decl, f);
+        MimDef *d = autodiff_vjp(p, &ev->vjps, &ev->copies, ev->realloc_decl, f);
         return d ? d : mim_world_has_error(mim_pass_world(p)) ? NULL : def;
     }
     MimDef *call = mim_match(def, MIM_autodiff_ad);

@@ -102,9 +102,25 @@ struct Rev {
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
     bool failed;
+    struct VjpMem *vm; /* f writes or allocates memory (see "writes" below), else NULL */
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
+/* writes and allocations (the section "writes" at the end of the file) */
+struct Cl;
+struct Adj;
+static bool vm_allows(Rev *rv, uint64_t id);
+static bool vm_cl(struct Cl *c, MimDef *old, MimDef **res);
+static MimDef *vm_shadow(struct Cl *c, MimDef *old);
+static MimDef *vm_tape_late(struct Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *pos);
+static bool vm_late(Rev *rv, MimDef *key);
+static bool vm_adj_load(struct Adj *ad, MimDef *ld);
+static bool vm_store_rev(struct Adj *ad, MimDef *e);
+static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
+static MimDef *vm_free_all(Rev *rv, MimDef *m);
+static bool vm_begin(Rev *rv);
+static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
+static void vm_drop(Rev *rv);
 
 static MimDef *fail(Rev *rv, MimDef *old, const char *what) {
     if (rv->failed) return NULL;
@@ -415,9 +431,13 @@ static MimDef *cl(Cl *c, MimDef *old) {
         if (mim_def_node(old) == MIM_APP && c->mode != CL_COPY) {
             MimDef *ax = mim_app_axiom(old);
             uint64_t id = ax ? mim_axiom_id(ax) : 0;
-            if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea &&
+            if (vm_cl(c, old, &res)) {
+                if (res) mim_ptrmap_put(&c->map, old, res);
+                return res;
+            }
+            if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea && !vm_allows(rv, id) &&
                 mim_match_annex(old, mim_annex_base(id)))
-                return fail(rv, ax, "the memory operation (only loads are supported)");
+                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot in the first block, free)");
             MimDef *g = mim_resolve(w, mim_app_callee(old));
             if (g && mim_def_node(g) == MIM_LAM && mim_def_is_mut(g))
                 return fail(rv, old, "the call in the middle of a block");
@@ -452,6 +472,7 @@ static MimDef *shadow(Cl *c, MimDef *old) {
             res = mim_app(w, g, sp);
         }
     }
+    if (!res && !rv->failed) res = vm_shadow(c, old);
     if (!res) return fail(rv, old, "the pointer (no shadow: only pointer arguments and offsets into them have one)");
     mim_ptrmap_put(&c->sh, old, res);
     return res;
@@ -479,6 +500,7 @@ static MimDef *fwd_goto(Cl *c, MimDef *k, MimDef *r, MimDef *tp, MimDef *pos, Mi
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
     MimDef *m = mem_of(w, r, mim_def_type(r), c->mem);
+    r = vm_tape_late(c, r, &m, tp, pos); /* the loaded values of c's block the backward sweep reads */
     if (k == rv->kold) return bwd_start(rv, m, tp, pos, r);
     long b = block_of(rv, k);
     if (b <= 0) return fail(rv, k, "the continuation");
@@ -552,6 +574,7 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
         MimDef *idx = ok ? cl(c, mim_def_op(g, 1)) : NULL, *a2 = idx ? cl(c, a) : NULL, *res = NULL;
         if (a2) {
             MimDef *m = mem_of(w, a2, mim_def_type(a2), c->mem);
+            a2 = vm_tape_late(c, a2, &m, tp, pos);
             MimDef *sel = mim_extract(w, mim_tuple(w, ts, n), idx);
             res = mim_app(w, sel, mim_pair(w, a2, state(rv, m, tp, pos, cap)));
         } else if (!ok) {
@@ -631,6 +654,7 @@ static bool push_then(Rev *rv, long b, MimDef *fl, MimDef *B, MimDef **leaves, s
     bool ok = false;
     for (size_t j = 0; j < n; ++j) {
         MimDef *leaf = leaves[j];
+        if (vm_late(rv, leaf)) continue; /* stored at the block's end (vm_tape_late) */
         MimDef *v = cl(&c, leaf);
         if (!v) goto out;
         MimDef *at = iop(w, MIM_core_wrap_add, pos, i64(rv, n - 1 - j));
@@ -778,6 +802,7 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
         uint64_t k;
         if (mim_match(ld, MIM_mem_load) && mim_def_lit(mim_def_op(old, 1), &k) && k == 1) old = ld;
     }
+    if (mim_match(old, MIM_mem_load) && !vm_adj_load(ad, old)) return false;
     MimDef *prev = mim_ptrmap_get(&ad->adj, old);
     mim_ptrmap_put(&ad->adj, old, fadd(w, prev, v));
     return true;
@@ -875,6 +900,7 @@ static bool propagate(Adj *ad, MimDef *root) {
     for (size_t k = order.n; ok && k-- > 0;) {
         MimDef *s = mim_ptrmap_get(&ad->adj, order.d[k]);
         if (s) ok = adj_node(ad, order.d[k], s);
+        else if (rv->vm && mim_match(order.d[k], MIM_mem_store)) ok = vm_store_rev(ad, order.d[k]);
     }
     mim_ptrmap_free(&seen);
     free(order.d);
@@ -981,6 +1007,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         MimDef *args, *k;
         size_t nf;
         if (!split_call(rv, g, a, &args, &k, &nf)) goto out;
+        if (S && !vm_checkpoint_ok(rv, g)) goto out;
         MimDef *hv = vjp_of(rv, g);
         if (!hv) goto out;
         MimDef *Ah, *Rh;
@@ -1058,6 +1085,7 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     Cl *c = ad->c;
     MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
     MimDef *m = tape ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    m = vm_free_all(rv, m); /* the shadows, and the buffers whose free f deferred */
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
     MimDef **ops = mim_xcalloc(nmax + 1, sizeof *ops);
@@ -1200,6 +1228,7 @@ static int build_lr_bwd(Rev *rv, long b) {
         long x;
         size_t i;
         if (block_leaf(rv, rv->slots[b].d[j], &x, &i) && (x == h || x == b)) return -1;
+        if (vm_late(rv, rv->slots[b].d[j])) return -1; /* a value loaded per iteration */
     }
     MimDef **hd2 = mim_xcalloc(n + 2, sizeof *hd2);
     hd2[0] = rv->BS;
@@ -1492,6 +1521,7 @@ static MimDef *build(Rev *rv) {
             return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
         }
     }
+    if (!vm_begin(rv)) return NULL;
     MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
     MimDef *St = mim_sigma(w, sd, 4);
     size_t ns = S_ACC + rv->accT.n;
@@ -1532,6 +1562,10 @@ static MimDef *build(Rev *rv) {
     MimDef *tp0 = mim_proj(w, r, 2, 1);
     MimDef *pos0 = i64(rv, 0);
     MimDef *cap0 = i64(rv, CAP0);
+    if (rv->vm) { /* the shadows' allocation, then block 0 by the builder the sweeps share */
+        MimDef *b0 = vm_fwd0(rv, r, tp0, pos0, cap0);
+        return b0 && !rv->failed && mim_lam_set(w, fv, mim_lit_bool(w, false), b0) ? fv : NULL;
+    }
     MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
     mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     if (!body || rv->failed) return NULL;
@@ -1560,6 +1594,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     } else {
         res = build(&rv);
     }
+    vm_drop(&rv);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.blk.d), free(rv.accT.d);
@@ -1576,4 +1611,408 @@ static MimDef *vjp_of(Rev *parent, MimDef *h) {
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
     return vjp_in(NULL, p, memo, copies, realloc_decl, f);
+}
+
+/* ---- writes: stores, allocations, frees ------------------------------------------------ */
+
+/* When f stores or allocates (rv->vm set, docs/autodiff.md "Memory in
+ * reverse mode"), Enzyme-style:
+ * - a store `*p = v` of a float runs in the forward sweep; its reverse adds
+ *   the shadow cell into v's adjoint and zeroes the cell (v̄ += *p̄; *p̄ = 0);
+ * - memory may change after a load, so a load of block B ≥ 1 whose value B's
+ *   reverse needs is taped: it is a slot of B's record ("late": the word is
+ *   reserved when the record is pushed and written at B's end, once the
+ *   value is loaded); the loads and allocations of block 0 (f's body) are
+ *   built once by the builder c0, whose nodes are in scope of both sweeps
+ *   (block 0 runs once and dominates them), so no record is needed there;
+ * - malloc/alloc/slot in block 0 get a zeroed shadow (calloc, before block
+ *   0's statements), freed at the end of the backward sweep; `free` of such
+ *   a buffer is deferred to that end too (the backward sweep reads it);
+ * - a loaded value used in another block than the one loading it, an
+ *   allocation outside block 0, and checkpointed calls (a nested function
+ *   redone by its vjp would redo its writes, or read memory written since)
+ *   are located errors. */
+typedef struct VjpMem {
+    Cl c0;         /* block 0's forward builder */
+    bool write;    /* f stores: loads are taped */
+    Vec allocs;    /* the allocations of block 0 (apps of f) */
+    Vec conts;     /* per allocation: the continuation receiving its shadow from calloc */
+    Vec raws;      /* per allocation: calloc's pointer (freed at the end) */
+    MimPtrMap sh;  /* allocation ↦ its shadow pointer */
+    MimPtrMap freed; /* allocation ↦ itself if f frees it */
+    MimPtrMap chain, cand; /* memory operation ↦ its block + 1 (vm_place) */
+} VjpMem;
+
+static bool is_alloc(MimDef *d) {
+    return mim_match(d, MIM_mem_malloc) || mim_match(d, MIM_mem_alloc) || mim_match(d, MIM_mem_slot);
+}
+
+static bool vm_allows(Rev *rv, uint64_t id) {
+    return rv->vm && (id == MIM_mem_store || id == MIM_mem_free || id == MIM_mem_malloc || id == MIM_mem_alloc ||
+                      id == MIM_mem_slot);
+}
+
+/* the block that executes the memory operation d (see vm_place), or −1 */
+static long vm_owner(Rev *rv, MimDef *d) {
+    if (!rv->vm) return -1;
+    d = mim_resolve(rv->w, d);
+    uintptr_t b = (uintptr_t)mim_ptrmap_get(&rv->vm->chain, d);
+    if (!b) b = (uintptr_t)mim_ptrmap_get(&rv->vm->cand, d);
+    return b && b != UINTPTR_MAX ? (long)b - 1 : -1;
+}
+
+static bool is_memop(MimDef *d) {
+    return mim_match(d, MIM_mem_load) || mim_match(d, MIM_mem_store) || mim_match(d, MIM_mem_free) || is_alloc(d);
+}
+
+static void vm_mark(MimPtrMap *m, MimDef *d, long b) {
+    uintptr_t o = (uintptr_t)mim_ptrmap_get(m, d);
+    mim_ptrmap_put(m, d, (void *)(o && o != (uintptr_t)b + 1 ? UINTPTR_MAX : (uintptr_t)b + 1));
+}
+
+/* Where each memory operation runs: a block whose parameters hold no
+ * memory (`con body () = …`) continues its enclosing block's chain, so the
+ * root of a chain does not tell. An operation runs in the block whose jump
+ * passes on a memory token made after it (vm->chain); one on no such chain
+ * (a loaded value whose token is dropped) in the one block that uses it
+ * (vm->cand); used by several: −1. ops collects them all. */
+static void vm_place(Rev *rv, VjpMem *vm, Vec *ops) {
+    MimWorld *w = rv->w;
+    for (size_t b = 0; b < rv->blk.n; ++b) {
+        MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
+        MimPtrMap seen = {0};
+        Vec order = {0};
+        topo(rv, body, &seen, &order);
+        for (size_t k = 0; k < order.n; ++k) {
+            if (!is_memop(order.d[k])) continue;
+            if (!mim_ptrmap_has(&vm->cand, order.d[k])) vpush(ops, order.d[k]);
+            vm_mark(&vm->cand, order.d[k], (long)b);
+        }
+        mim_ptrmap_free(&seen);
+        free(order.d);
+        if (!body || mim_def_node(body) != MIM_APP) continue;
+        MimDef *a = mim_app_arg(body), *T = mim_def_type(a);
+        for (size_t i = 0, n = arity(w, T); i < n; ++i) {
+            if (!is_mem(comp_type(w, T, i))) continue;
+            MimDef *t = mim_proj(w, a, n, i);
+            for (size_t guard = 0; guard < 1000000; ++guard) {
+                t = mim_resolve(w, t);
+                if (!t) break;
+                if (mim_def_node(t) == MIM_EXTRACT) t = mim_resolve(w, mim_def_op(t, 0));
+                if (!t || mim_def_node(t) != MIM_APP || !mim_app_axiom(t)) break;
+                vm_mark(&vm->chain, t, (long)b);
+                MimDef *x = mim_app_arg(t), *X = mim_def_type(x);
+                t = is_mem(X) ? x : mem_of(w, x, X, NULL);
+            }
+        }
+    }
+}
+
+/* the allocation of block 0 that ptr is (its pointer, `alloc#1`), or NULL */
+static MimDef *vm_alloc_of(Rev *rv, MimDef *ptr) {
+    MimWorld *w = rv->w;
+    ptr = mim_resolve(w, ptr);
+    uint64_t k;
+    if (!rv->vm || !ptr || mim_def_node(ptr) != MIM_EXTRACT || !mim_def_lit(mim_def_op(ptr, 1), &k) || k != 1) return NULL;
+    MimDef *a = mim_resolve(w, mim_def_op(ptr, 0));
+    return a && mim_ptrmap_has(&rv->vm->sh, a) ? a : NULL;
+}
+
+static bool vm_late(Rev *rv, MimDef *key) { return rv->vm && rv->vm->write && mim_match(key, MIM_mem_load); }
+
+/* cl for memory operations when f writes or allocates; true if handled
+ * (*res the value, NULL after an error) */
+static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    VjpMem *vm = rv->vm;
+    if (!vm) return false;
+    bool ld = mim_match(old, MIM_mem_load), st = mim_match(old, MIM_mem_store), fr = mim_match(old, MIM_mem_free);
+    bool al = is_alloc(old);
+    if (!ld && !st && !fr && !al) return false;
+    *res = NULL;
+    if (fr && c->mode == CL_FWD) { /* deferred to the end of the backward sweep (vm_free_all) */
+        *res = cl(c, mim_proj(w, mim_app_arg(old), 2, 0));
+        return true;
+    }
+    if (c->mode == CL_BWD && (st || fr)) {
+        *res = c->mem;
+        return true;
+    }
+    if (c == &vm->c0) return false;
+    long o = vm_owner(rv, old);
+    if (o == 0) { /* block 0's node, in scope everywhere */
+        *res = cl(&vm->c0, old);
+        return true;
+    }
+    if (al) {
+        fail(rv, old, "the allocation outside the function's first block");
+        return true;
+    }
+    if (o != c->b) {
+        fail(rv, old, "the memory operation of another block (pass loaded values as block arguments)");
+        return true;
+    }
+    if (!ld || c->mode != CL_BWD || !vm->write) return false; /* rebuilt as it is */
+    /* a late slot of c's block */
+    MimDef *T = comp_type(w, mim_def_type(old), 1);
+    if (!wordable(rv, T)) {
+        fail(rv, old, "the load of a value of this type in a function that writes memory");
+        return true;
+    }
+    size_t j = slot_of(rv, c->b, old);
+    MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    MimDef *v = from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
+    *res = mim_pair(w, c->mem, v);
+    return true;
+}
+
+static MimDef *vm_shadow(Cl *c, MimDef *old) {
+    MimDef *a = vm_alloc_of(c->rv, old);
+    return a ? mim_ptrmap_get(&c->rv->vm->sh, a) : NULL;
+}
+
+/* the end of a forward block: the late slots of its record (its loaded
+ * values the reverse reads), at pos − j − 2 for slot j, stored after the
+ * block's memory *m; returns the jump's argument r with the new token (the
+ * optimizer keeps one memory parameter per continuation: the argument's
+ * and the tape state's must be the same) */
+static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *pos) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    long b = c->b;
+    if (!r || !rv->vm || !rv->vm->write || b <= 0 || rv->trivial[b] || rv->lr_h[b]) return r;
+    Vec *s = &rv->slots[b];
+    MimDef *m0 = *m;
+    for (size_t j = 0; j < s->n && *m; ++j) {
+        if (!vm_late(rv, s->d[j])) continue;
+        MimDef *ld = cl(c, s->d[j]);
+        if (!ld) return NULL;
+        MimDef *v = mim_proj(w, ld, 2, 1);
+        MimDef *at = iop(w, MIM_core_wrap_sub, pos, i64(rv, j + 2));
+        *m = tape_store(rv, *m, tp, at, to_word(rv, v, comp_type(w, mim_def_type(s->d[j]), 1)));
+    }
+    if (*m == m0) return r;
+    MimDef *T = mim_def_type(r);
+    size_t n = arity(w, T);
+    if (n == 1) return is_mem(T) ? *m : r;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) ops[i] = is_mem(comp_type(w, T, i)) ? *m : mim_proj(w, r, n, i);
+    MimDef *r2 = mim_tuple(w, ops, n);
+    free(ops);
+    return r2;
+}
+
+/* a seeded load: in a function that writes, only the block that loads may
+ * add its adjoint (a later block's reverse runs before the reverse of a
+ * store between the two) */
+static bool vm_adj_load(Adj *ad, MimDef *ld) {
+    Rev *rv = ad->c->rv;
+    if (!rv->vm || !rv->vm->write || vm_owner(rv, ld) == ad->c->b) return true;
+    return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
+}
+
+/* the reverse of the store e of block c->b: v̄ += *p̄; *p̄ = 0 */
+static bool vm_store_rev(Adj *ad, MimDef *e) {
+    Cl *c = ad->c;
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    if (vm_owner(rv, e) != c->b) return true;
+    MimDef *a = mim_app_arg(e);
+    MimDef *p = mim_proj(w, a, 3, 1), *v = mim_proj(w, a, 3, 2);
+    MimDef *T = mim_def_type(v);
+    if (!is_float(T)) {
+        if (autodiff_is_idx(w, T) || is_ptr(T) || is_mem(T)) return true;
+        return fail(rv, e, "the store of a value of this type (floats and integers are supported)") != NULL;
+    }
+    MimDef *sp = shadow(c, p);
+    if (!sp) return false;
+    MimDef *stc = mim_app_callee(e);
+    MimDef *ldc = mim_app(w, annex(w, MIM_mem_load), mim_app_arg(stc));
+    MimDef *r = mim_app(w, ldc, mim_pair(w, c->mem, sp));
+    MimDef *ops[3];
+    ops[0] = mim_proj(w, r, 2, 0);
+    ops[1] = sp;
+    ops[2] = fzero(w, T);
+    c->mem = mim_app(w, stc, mim_tuple(w, ops, 3));
+    MimDef *dv = mim_proj(w, r, 2, 1);
+    return adj_add(ad, v, dv);
+}
+
+/* h (or what it calls) writes or allocates memory */
+static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen) {
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
+    mim_ptrmap_put(seen, e, e);
+    if (mim_def_node(e) == MIM_VAR) return false;
+    if (mim_def_node(e) == MIM_APP) {
+        MimDef *ax = mim_app_axiom(e);
+        uint64_t id = ax ? mim_axiom_id(ax) : 0;
+        if (id && (mim_match(e, MIM_mem_store) || mim_match(e, MIM_mem_free) || is_alloc(e))) return true;
+    }
+    if (mim_def_node(e) == MIM_LAM && mim_def_is_mut(e)) return mim_lam_body(e) && vm_writes(w, mim_lam_body(e), seen);
+    if (mim_def_is_mut(e)) return false;
+    for (size_t i = 0, n = mim_def_num_ops(e); i < n; ++i)
+        if (vm_writes(w, mim_def_op(e, i), seen)) return true;
+    return false;
+}
+
+/* a call of h redone by h_vjp in the backward sweep (a checkpoint) must
+ * neither write (it would write twice) nor read memory f writes */
+static bool vm_checkpoint_ok(Rev *rv, MimDef *h) {
+    MimPtrMap seen = {0};
+    bool wr = (rv->vm && rv->vm->write) || vm_writes(rv->w, mim_lam_body(h), &seen);
+    mim_ptrmap_free(&seen);
+    if (!wr) return true;
+    return fail(rv, h, "the call of a function called from several places where memory is written (its backward sweep would redo it)") != NULL;
+}
+
+/* the end of the backward sweep: free the shadows, and the buffers f frees */
+static MimDef *vm_free_all(Rev *rv, MimDef *m) {
+    MimWorld *w = rv->w;
+    VjpMem *vm = rv->vm;
+    if (!vm || !m) return m;
+    for (size_t i = 0; i < vm->allocs.n; ++i) {
+        MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
+        m = mim_app(w, fr, mim_pair(w, m, vm->raws.d[i]));
+        MimDef *al = vm->allocs.d[i];
+        if (!mim_ptrmap_has(&vm->freed, al)) continue;
+        MimDef *prim = cl(&vm->c0, al);
+        if (!prim) return NULL;
+        MimDef *p = mim_proj(w, prim, 2, 1);
+        MimDef *pf = mim_app(w, annex(w, MIM_mem_free), mim_app_arg(mim_def_type(p)));
+        m = mim_app(w, pf, mim_pair(w, m, p));
+    }
+    return m;
+}
+
+/* the declaration of C's calloc: Cn [[M, Nat, Nat], Cn [M, TP]] */
+static MimDef *calloc_fn(Rev *rv) {
+    if (rv->realloc_fn[1]) return rv->realloc_fn[1];
+    MimWorld *w = rv->w;
+    MimDef *d[3] = {rv->M, mim_nat(w), mim_nat(w)}, *r[2] = {rv->M, rv->TP};
+    MimDef *D = mim_sigma(w, d, 3);
+    MimDef *Rt = mim_sigma(w, r, 2);
+    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
+    if (l) mim_def_set_name(l, mim_world_sym(w, "calloc"));
+    return rv->realloc_fn[1] = l;
+}
+
+/* e depends on memory */
+static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen) {
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_def_is_mut(e) || mim_ptrmap_has(seen, e)) return false;
+    mim_ptrmap_put(seen, e, e);
+    if (is_mem(mim_def_type(e))) return true;
+    for (size_t i = 0, n = mim_def_num_ops(e); i < n; ++i)
+        if (vm_reads(w, mim_def_op(e, i), seen)) return true;
+    return false;
+}
+
+/* Finds f's stores, allocations and frees; sets rv->vm if there are any. */
+static bool vm_begin(Rev *rv) {
+    MimWorld *w = rv->w;
+    bool write = false;
+    Vec allocs = {0}, frees = {0}, ops = {0};
+    VjpMem *vm = mim_xcalloc(1, sizeof *vm);
+    rv->vm = vm;
+    vm_place(rv, vm, &ops);
+    bool ok = true;
+    for (size_t k = 0; k < ops.n && ok; ++k) {
+        MimDef *e = ops.d[k];
+        bool st = mim_match(e, MIM_mem_store) != NULL;
+        if (mim_match(e, MIM_mem_load)) continue;
+        long b = vm_owner(rv, e);
+        if (b < 0) {
+            ok = fail(rv, e, "the memory operation used by several blocks") != NULL;
+        } else if (st) {
+            write = true;
+            if (b > 0) rv->trivial[b] = false; /* its reverse zeroes shadow cells */
+        } else if (mim_match(e, MIM_mem_free)) {
+            vpush(&frees, e);
+        } else if (b > 0) {
+            ok = fail(rv, e, "the allocation outside the function's first block") != NULL;
+        } else {
+            vpush(&allocs, e);
+        }
+    }
+    free(ops.d);
+    if (!ok || (!write && !allocs.n && !frees.n)) {
+        free(allocs.d), free(frees.d);
+        vm_drop(rv);
+        return ok;
+    }
+
+    vm->write = write;
+    vm->allocs = allocs;
+    /* block 0's chain: the tape's malloc (the same node build makes), the
+     * shadows' callocs, then f's body */
+    size_t na = arity(w, rv->A);
+    MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
+    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
+    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
+    MimDef *m = mim_proj(w, r, 2, 0);
+    for (size_t i = 0; i < allocs.n; ++i) {
+        MimDef *al = allocs.d[i];
+        MimDef *cd[2] = {rv->M, rv->TP};
+        MimDef *k = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "vjp_shadow_", rv->f);
+        if (!k) return false;
+        MimDef *kv = mim_var(w, k);
+        MimDef *raw = mim_proj(w, kv, 2, 1);
+        MimDef *PT = comp_type(w, mim_def_type(al), 1);
+        MimDef *sp = bitcast(w, PT, raw);
+        vpush(&vm->conts, k);
+        vpush(&vm->raws, raw);
+        mim_ptrmap_put(&vm->sh, al, sp);
+        m = mim_proj(w, kv, 2, 0);
+    }
+    vm->c0 = (Cl){.rv = rv, .mode = CL_FWD, .b = 0, .mem = m};
+    for (size_t i = 0; i < frees.n && ok; ++i) {
+        MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
+        if (!al) ok = fail(rv, frees.d[i], "the free of a buffer the function did not allocate in its first block") != NULL;
+        else mim_ptrmap_put(&vm->freed, al, al);
+    }
+    free(frees.d);
+    return ok;
+}
+
+/* block 0's forward: calloc a shadow per allocation (its size is the
+ * buffer's: malloc's argument, or the size of alloc's/slot's type), then
+ * f's body */
+static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0) {
+    MimWorld *w = rv->w;
+    VjpMem *vm = rv->vm;
+    MimDef *body = fwd_term(&vm->c0, mim_lam_body(rv->f), tp0, pos0, cap0);
+    for (size_t i = vm->allocs.n; body && i-- > 0;) {
+        MimDef *al = vm->allocs.d[i], *size;
+        if (!set_body(w, vm->conts.d[i], body)) return NULL;
+        if (mim_match(al, MIM_mem_malloc)) {
+            MimDef *os = mim_proj(w, mim_app_arg(al), 2, 1);
+            MimPtrMap seen = {0};
+            bool rd = vm_reads(w, os, &seen);
+            mim_ptrmap_free(&seen);
+            if (rd) return fail(rv, al, "the allocation whose size is read from memory");
+            size = cl(&vm->c0, os);
+            if (!size) return NULL;
+        } else {
+            MimDef *Ta = mim_app_arg(mim_app_callee(al));
+            size = mim_app(w, annex(w, MIM_core_trait_size), mim_proj(w, Ta, 2, 0));
+        }
+        MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : mim_proj(w, r, 2, 0);
+        MimDef *ca[3] = {m, mim_lit_nat(w, 1), size};
+        MimDef *cf = calloc_fn(rv);
+        if (!cf) return NULL;
+        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), vm->conts.d[i]));
+    }
+    return body;
+}
+
+static void vm_drop(Rev *rv) {
+    VjpMem *vm = rv->vm;
+    if (!vm) return;
+    mim_ptrmap_free(&vm->c0.map), mim_ptrmap_free(&vm->c0.sh);
+    mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
+    free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d);
+    free(vm);
+    rv->vm = NULL;
 }

@@ -1,0 +1,150 @@
+/* Harness of tests/lit/autodiff/rev-store.mim: gradients of functions that
+ * write memory (buffers they malloc, argument arrays in place), computed
+ * in reverse mode (%autodiff.vjp) into zeroed shadow arrays, against the
+ * analytic ones (written here) and central finite differences along a
+ * direction v (Σ g_i v_i). Functions that overwrite their argument get a
+ * fresh copy per call. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double rsqbuf(double *, double *, long), vsqbuf(double *, long);
+double rsmloss(double *, double *, double *, double *, long), vsmloss(double *, double *, long);
+double rmlp(double *, double *, double *, double *, double *, double *, double *, double *, long, long, long);
+double vmlp(double *, double *, double *, double *, long, long, long);
+double rcell(double *, double *), vcell(double *);
+double rprefix(double *, double *, long), vprefix(double *, long);
+
+static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
+
+/* every g[i] against want[i] (< 1e-9), Σ g_i v_i against fd (< 1e-6) */
+static void check(const char *name, long n, const double *g, const double *want, const double *v, double fd) {
+    double worst = 0, dir = 0;
+    for (long i = 0; i < n; ++i) worst = fmax(worst, rel(g[i], want[i])), dir += g[i] * v[i];
+    if (worst < 1e-9 && rel(dir, fd) < 1e-6) printf("ok %s %ld\n", name, n);
+    else printf("FAIL %s %ld: max rel. error %.3g, directional %.17g vs finite difference %.17g\n", name, n, worst, dir, fd);
+}
+static void value(const char *name, double got, double want) {
+    if (rel(got, want) > 1e-12) printf("FAIL %s value %.17g vs %.17g\n", name, got, want);
+}
+
+static double *vec(long n, double scale, double shift, double base) {
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    for (long i = 0; i < n; ++i) v[i] = base + scale * sin(1.3 * (double)i + shift);
+    return v;
+}
+static double *moved(const double *a, const double *da, double h, long n) {
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
+    return v;
+}
+static double *zeros(long n) { return calloc((size_t)(n ? n : 1), sizeof(double)); }
+static double *copy(const double *a, long n) {
+    double *c = malloc((size_t)(n ? n : 1) * sizeof *c);
+    memcpy(c, a, (size_t)n * sizeof *c);
+    return c;
+}
+
+static const double h = 1e-6;
+
+/* Σ a_i² through a malloc'd buffer: ∂a = 2a */
+static void sqbuf(long n) {
+    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    value("sqbuf", rsqbuf(a, g, n), vsqbuf(a, n));
+    for (long i = 0; i < n; ++i) want[i] = 2 * a[i];
+    check("sqbuf", n, g, want, va, (vsqbuf(ap, n) - vsqbuf(am, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(ap), free(am);
+}
+
+/* s = softmax a, L = Σ (s_i − y_i)²: with u_i = 2(s_i − y_i),
+ * ∂a_j = s_j (u_j − Σ u_i s_i), ∂y_j = −u_j */
+static void smloss(long n) {
+    double *a = vec(n, 1.0, 0.1, 0), *y = vec(n, 0.2, 0.5, 0.3), *va = vec(n, 1.0, 2.0, 0), *vy = vec(n, 0.5, 0.3, 0);
+    double *g = zeros(2 * n), *want = zeros(2 * n), *v = zeros(2 * n), *s = zeros(n);
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n), *yp = moved(y, vy, h, n), *ym = moved(y, vy, -h, n);
+    value("smloss", rsmloss(a, g, y, g + n, n), vsmloss(a, y, n));
+    double z = 0, us = 0;
+    for (long i = 0; i < n; ++i) z += exp(a[i]);
+    for (long i = 0; i < n; ++i) s[i] = exp(a[i]) / z, us += 2 * (s[i] - y[i]) * s[i];
+    for (long j = 0; j < n; ++j) {
+        double u = 2 * (s[j] - y[j]);
+        want[j] = s[j] * (u - us), want[n + j] = -u, v[j] = va[j], v[n + j] = vy[j];
+    }
+    check("smloss", 2 * n, g, want, v, (vsmloss(ap, yp, n) - vsmloss(am, ym, n)) / (2 * h));
+    free(a), free(y), free(va), free(vy), free(g), free(want), free(v), free(s), free(ap), free(am), free(yp), free(ym);
+}
+
+/* the MLP loss w.r.t. W1 (h×d) and W2 (o×h) */
+static void mlp(long d, long hd, long o) {
+    long n1 = hd * d, n2 = o * hd;
+    double *w1 = vec(n1, 0.5, 0.1, 0), *w2 = vec(n2, 0.7, 0.4, 0), *x = vec(d, 1.0, 0.9, 0), *y = vec(o, 0.5, 1.7, 0);
+    double *v1 = vec(n1, 1.0, 2.0, 0), *v2 = vec(n2, 1.0, 0.6, 0);
+    double *g = zeros(n1 + n2), *want = zeros(n1 + n2), *v = zeros(n1 + n2), *gx = zeros(d), *gy = zeros(o);
+    double *w1p = moved(w1, v1, h, n1), *w1m = moved(w1, v1, -h, n1), *w2p = moved(w2, v2, h, n2), *w2m = moved(w2, v2, -h, n2);
+    value("mlp", rmlp(w1, g, w2, g + n1, x, gx, y, gy, d, hd, o), vmlp(w1, w2, x, y, d, hd, o));
+    double *H = zeros(hd), *e = zeros(o), *dH = zeros(hd);
+    for (long j = 0; j < hd; ++j) {
+        double acc = 0;
+        for (long i = 0; i < d; ++i) acc += w1[j * d + i] * x[i];
+        H[j] = tanh(acc);
+    }
+    for (long k = 0; k < o; ++k) {
+        double z = 0;
+        for (long j = 0; j < hd; ++j) z += w2[k * hd + j] * H[j];
+        e[k] = z - y[k];
+    }
+    for (long k = 0; k < o; ++k)
+        for (long j = 0; j < hd; ++j) want[n1 + k * hd + j] = 2 * e[k] * H[j], dH[j] += 2 * e[k] * w2[k * hd + j];
+    for (long j = 0; j < hd; ++j)
+        for (long i = 0; i < d; ++i) want[j * d + i] = dH[j] * (1 - H[j] * H[j]) * x[i];
+    for (long i = 0; i < n1; ++i) v[i] = v1[i];
+    for (long i = 0; i < n2; ++i) v[n1 + i] = v2[i];
+    check("mlp", n1 + n2, g, want, v, (vmlp(w1p, w2p, x, y, d, hd, o) - vmlp(w1m, w2m, x, y, d, hd, o)) / (2 * h));
+    free(w1), free(w2), free(x), free(y), free(v1), free(v2), free(g), free(want), free(v), free(gx), free(gy);
+    free(w1p), free(w1m), free(w2p), free(w2m), free(H), free(e), free(dH);
+}
+
+/* v = a0; a0 ← sin v · a1; w = a0; a0 ← w·v; r = a0 + v = sin v · a1 · v + v */
+static void cell(void) {
+    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2];
+    double c[2], p[2], m[2];
+    memcpy(c, a, sizeof c);
+    double r = rcell(c, g);
+    memcpy(c, a, sizeof c);
+    value("cell", r, vcell(c));
+    double v = a[0], a1 = a[1];
+    want[0] = cos(v) * a1 * v + sin(v) * a1 + 1, want[1] = sin(v) * v;
+    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
+    double fp = vcell(p), fm = vcell(m);
+    check("cell", 2, g, want, va, (fp - fm) / (2 * h));
+}
+
+/* prefix products P_i = Π_{k ≤ i} a_k in place, r = Σ P_i:
+ * ∂a_j = Σ_{i ≥ j} P_i / a_j */
+static void prefix(long n) {
+    double *a = vec(n, 0.4, 0.3, 1.0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *c = copy(a, n);
+    double r = rprefix(c, g, n);
+    free(c), c = copy(a, n);
+    value("prefix", r, vprefix(c, n));
+    free(c);
+    double *P = zeros(n), tail = 0;
+    for (long i = 0; i < n; ++i) P[i] = (i ? P[i - 1] : 1) * a[i];
+    for (long j = n - 1; j >= 0; --j) tail += P[j], want[j] = tail / a[j];
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    double fp = vprefix(ap, n), fm = vprefix(am, n);
+    check("prefix", n, g, want, va, (fp - fm) / (2 * h));
+    free(a), free(va), free(g), free(want), free(P), free(ap), free(am);
+}
+
+int main(void) {
+    long lens[] = {0, 1, 3, 300};
+    for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix(lens[i]);
+    sqbuf(200000);
+    for (int i = 1; i < 4; ++i) smloss(lens[i]);
+    mlp(3, 4, 2), mlp(1, 1, 1), mlp(10, 8, 3);
+    cell();
+    return 0;
+}
