@@ -1886,11 +1886,11 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m) {
     return m;
 }
 
-/* the declaration of C's calloc: Cn [[M, Nat, Nat], Cn [M, TP]] */
+/* the declaration of C's calloc: Cn [[M, I64, Nat], Cn [M, TP]] */
 static MimDef *calloc_fn(Rev *rv) {
     if (rv->realloc_fn[1]) return rv->realloc_fn[1];
     MimWorld *w = rv->w;
-    MimDef *d[3] = {rv->M, mim_nat(w), mim_nat(w)}, *r[2] = {rv->M, rv->TP};
+    MimDef *d[3] = {rv->M, rv->I64, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
     MimDef *D = mim_sigma(w, d, 3);
     MimDef *Rt = mim_sigma(w, r, 2);
     MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
@@ -1999,7 +1999,7 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
             size = mim_app(w, annex(w, MIM_core_trait_size), mim_proj(w, Ta, 2, 0));
         }
         MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : mim_proj(w, r, 2, 0);
-        MimDef *ca[3] = {m, mim_lit_nat(w, 1), size};
+        MimDef *ca[3] = {m, i64(rv, 1), size};
         MimDef *cf = calloc_fn(rv);
         if (!cf) return NULL;
         body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), vm->conts.d[i]));

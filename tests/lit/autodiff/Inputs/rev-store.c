@@ -15,6 +15,8 @@ double rmlp(double *, double *, double *, double *, double *, double *, double *
 double vmlp(double *, double *, double *, double *, long, long, long);
 double rcell(double *, double *), vcell(double *);
 double rprefix(double *, double *, long), vprefix(double *, long);
+double rstk(double *, double *), vstk(double *);
+double rfillc(double *, double *, double, long), vfillc(double *, double, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -139,6 +141,28 @@ static void prefix(long n) {
     free(a), free(va), free(g), free(want), free(P), free(ap), free(am);
 }
 
+/* b = (x0·x1, x1²), c = (sin x0, x0) on the stack: r = Σ b_i² + Σ c_i² */
+static void stk(void) {
+    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2], p[2], m[2];
+    value("stk", rstk(a, g), vstk(a));
+    double x0 = a[0], x1 = a[1];
+    want[0] = 2 * x0 * x1 * x1 + 2 * sin(x0) * cos(x0) + 2 * x0, want[1] = 2 * x0 * x0 * x1 + 4 * x1 * x1 * x1;
+    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
+    check("stk", 2, g, want, va, (vstk(p) - vstk(m)) / (2 * h));
+}
+
+/* out_i = c², r = Σ out_i a_i: ∂c = 2c Σ a_i, ∂a_i = c² */
+static void fillc(long n) {
+    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
+    double c = 0.3, sa = 0, vc = 0.7;
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    g[n] = rfillc(a, g, c, n);
+    for (long i = 0; i < n; ++i) want[i] = c * c, sa += a[i], v[i] = va[i];
+    want[n] = 2 * c * sa, v[n] = vc;
+    check("fillc", n + 1, g, want, v, (vfillc(ap, c + h * vc, n) - vfillc(am, c - h * vc, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(v), free(ap), free(am);
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300};
     for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix(lens[i]);
@@ -146,5 +170,8 @@ int main(void) {
     for (int i = 1; i < 4; ++i) smloss(lens[i]);
     mlp(3, 4, 2), mlp(1, 1, 1), mlp(10, 8, 3);
     cell();
+    stk();
+    for (int i = 0; i < 4; ++i) fillc(lens[i]);
+    fillc(200000);
     return 0;
 }
