@@ -15,7 +15,7 @@
  *   twice its size) and then runs B's statements;
  * - the backward sweep is one loop (bwd_loop) that pops a record and
  *   dispatches on the block number to bwd_B, which recomputes what it needs
- *   from the record (f only reads memory, so a load is recomputed), and
+ *   from the record (a load is recomputed unless f stores), and
  *   propagates adjoints through B's statements in reverse: one accumulator
  *   per float parameter of every block (parameters of the loop state, so
  *   fan-in adds up there: no exponential case), the adjoint of a jump's
@@ -34,9 +34,10 @@
  *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
  *   tape: a checkpoint, so the tape holds one call's records); a function
  *   whose body is a tail call (an η-wrapper) is the callee's vjp.
- * A store, malloc and the other memory operations, recursion, and pointers
- * carried between blocks are the located error `autodiff: cannot
- * differentiate (reverse mode) …`. */
+ * Stores, allocations and frees: the section "writes" at the end (loads
+ * are taped instead of recomputed when f stores). Other memory operations,
+ * recursion, and pointers carried between blocks are the located error
+ * `autodiff: cannot differentiate (reverse mode) …`. */
 #include "autodiff.h"
 
 #include <stdint.h>
