@@ -122,6 +122,12 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
 static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
 static void vm_drop(Rev *rv);
+static bool float_agg(MimWorld *w, MimDef *T);
+static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n);
+static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k);
+static MimDef *vadd(MimWorld *w, MimDef *a, MimDef *b);
+static MimDef *vzero(MimWorld *w, MimDef *T);
+static bool vm_extract_rev(struct Adj *ad, MimDef *e, MimDef *s);
 
 static MimDef *fail(Rev *rv, MimDef *old, const char *what) {
     if (rv->failed) return NULL;
@@ -438,7 +444,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
             }
             if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea && !vm_allows(rv, id) &&
                 mim_match_annex(old, mim_annex_base(id)))
-                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot in the first block, free)");
+                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot in the first block, free, remem)");
             MimDef *g = mim_resolve(w, mim_app_callee(old));
             if (g && mim_def_node(g) == MIM_LAM && mim_def_is_mut(g))
                 return fail(rv, old, "the call in the middle of a block");
@@ -792,7 +798,7 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
         size_t n = arity(w, T);
         return adj_add2(ad, old, v, n, n - 1);
     }
-    if (!is_float(T)) {
+    if (!is_float(T) && !float_agg(w, T)) {
         if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T)) return true;
         return fail(rv, old, "the expression of this type") != NULL;
     }
@@ -805,7 +811,7 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
     }
     if (mim_match(old, MIM_mem_load) && !vm_adj_load(ad, old)) return false;
     MimDef *prev = mim_ptrmap_get(&ad->adj, old);
-    mim_ptrmap_put(&ad->adj, old, fadd(w, prev, v));
+    mim_ptrmap_put(&ad->adj, old, vadd(w, prev, v));
     return true;
 }
 
@@ -842,7 +848,7 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             MimDef *ops[3];
             ops[0] = mim_proj(w, r, 2, 0);
             ops[1] = sp;
-            ops[2] = fadd(w, mim_proj(w, r, 2, 1), s);
+            ops[2] = vadd(w, mim_proj(w, r, 2, 1), s);
             c->mem = mim_app(w, st, mim_tuple(w, ops, 3));
             return true;
         }
@@ -863,6 +869,7 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             free(ops);
             return ok;
         }
+        if (vm_extract_rev(ad, e, s)) return !rv->failed;
         return fail(rv, e, "the extract") != NULL;
     }
     if (mim_def_node(e) == MIM_APP) {
@@ -1649,6 +1656,7 @@ static bool is_alloc(MimDef *d) {
 }
 
 static bool vm_allows(Rev *rv, uint64_t id) {
+    if (id == MIM_mem_remem) return true; /* the identity on memory (left by a store forwarded to a load) */
     return rv->vm && (id == MIM_mem_store || id == MIM_mem_free || id == MIM_mem_malloc || id == MIM_mem_alloc ||
                       id == MIM_mem_slot);
 }
@@ -1719,7 +1727,37 @@ static MimDef *vm_alloc_of(Rev *rv, MimDef *ptr) {
     return a && mim_ptrmap_has(&rv->vm->sh, a) ? a : NULL;
 }
 
-static bool vm_late(Rev *rv, MimDef *key) { return rv->vm && rv->vm->write && mim_match(key, MIM_mem_load); }
+/* a late slot's key: the value of a load (`load#1`), or a component of it
+ * (an aggregate is taped word by word) */
+static bool vm_late(Rev *rv, MimDef *key) {
+    if (!rv->vm || !rv->vm->write) return false;
+    while (key && mim_def_node(key) == MIM_EXTRACT) {
+        MimDef *t = mim_resolve(rv->w, mim_def_op(key, 0));
+        if (mim_match(t, MIM_mem_load)) return true;
+        key = t;
+    }
+    return false;
+}
+
+/* the value at key (of type T, a loaded value or a component) read from
+ * the late slots of c's block's record */
+static MimDef *vm_read(Cl *c, MimDef *key, MimDef *T) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    uint64_t n;
+    if (wordable(rv, T)) {
+        size_t j = slot_of(rv, c->b, key);
+        MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+        return from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
+    }
+    if (!agg_arity(w, T, &n)) return NULL;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool ok = true;
+    for (uint64_t k = 0; k < n && ok; ++k) ok = (ops[k] = vm_read(c, mim_proj(w, key, n, k), agg_comp(w, T, k))) != NULL;
+    MimDef *r = ok ? mim_tuple(w, ops, n) : NULL;
+    free(ops);
+    return r;
+}
 
 /* cl for memory operations when f writes or allocates; true if handled
  * (*res the value, NULL after an error) */
@@ -1727,9 +1765,13 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
     VjpMem *vm = rv->vm;
-    if (!vm) return false;
+    if (!vm) return false; /* (a remem is rebuilt as it is) */
     bool ld = mim_match(old, MIM_mem_load), st = mim_match(old, MIM_mem_store), fr = mim_match(old, MIM_mem_free);
     bool al = is_alloc(old);
+    if (mim_match(old, MIM_mem_remem) && c->mode == CL_BWD) { /* a store forwarded to a load leaves one */
+        *res = c->mem;
+        return true;
+    }
     if (!ld && !st && !fr && !al) return false;
     *res = NULL;
     if (fr && c->mode == CL_FWD) { /* deferred to the end of the backward sweep (vm_free_all) */
@@ -1755,15 +1797,13 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         return true;
     }
     if (!ld || c->mode != CL_BWD || !vm->write) return false; /* rebuilt as it is */
-    /* a late slot of c's block */
+    /* late slots of c's block */
     MimDef *T = comp_type(w, mim_def_type(old), 1);
-    if (!wordable(rv, T)) {
+    MimDef *v = vm_read(c, mim_proj(w, old, 2, 1), T);
+    if (!v) {
         fail(rv, old, "the load of a value of this type in a function that writes memory");
         return true;
     }
-    size_t j = slot_of(rv, c->b, old);
-    MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
-    MimDef *v = from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
     *res = mim_pair(w, c->mem, v);
     return true;
 }
@@ -1787,11 +1827,10 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
     MimDef *m0 = *m;
     for (size_t j = 0; j < s->n && *m; ++j) {
         if (!vm_late(rv, s->d[j])) continue;
-        MimDef *ld = cl(c, s->d[j]);
-        if (!ld) return NULL;
-        MimDef *v = mim_proj(w, ld, 2, 1);
+        MimDef *v = cl(c, s->d[j]);
+        if (!v) return NULL;
         MimDef *at = iop(w, MIM_core_wrap_sub, pos, i64(rv, j + 2));
-        *m = tape_store(rv, *m, tp, at, to_word(rv, v, comp_type(w, mim_def_type(s->d[j]), 1)));
+        *m = tape_store(rv, *m, tp, at, to_word(rv, v, mim_def_type(s->d[j])));
     }
     if (*m == m0) return r;
     MimDef *T = mim_def_type(r);
@@ -1822,9 +1861,9 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
     MimDef *a = mim_app_arg(e);
     MimDef *p = mim_proj(w, a, 3, 1), *v = mim_proj(w, a, 3, 2);
     MimDef *T = mim_def_type(v);
-    if (!is_float(T)) {
+    if (!is_float(T) && !float_agg(w, T)) {
         if (autodiff_is_idx(w, T) || is_ptr(T) || is_mem(T)) return true;
-        return fail(rv, e, "the store of a value of this type (floats and integers are supported)") != NULL;
+        return fail(rv, e, "the store of a value of this type (floats, aggregates of floats and integers are supported)") != NULL;
     }
     MimDef *sp = shadow(c, p);
     if (!sp) return false;
@@ -1834,10 +1873,72 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
     MimDef *ops[3];
     ops[0] = mim_proj(w, r, 2, 0);
     ops[1] = sp;
-    ops[2] = fzero(w, T);
+    ops[2] = vzero(w, T);
     c->mem = mim_app(w, stc, mim_tuple(w, ops, 3));
     MimDef *dv = mim_proj(w, r, 2, 1);
     return adj_add(ad, v, dv);
+}
+
+/* aggregates of floats (Σ and arrays of literal arity ≤ 64 of floats or
+ * such aggregates): stored and loaded as a whole, their adjoints are
+ * aggregates of the same shape */
+static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n) {
+    T = mim_resolve(w, T);
+    if (!T) return false;
+    if (mim_def_node(T) == MIM_SIGMA) *n = mim_def_num_ops(T);
+    else if (mim_def_node(T) != MIM_ARR || !mim_def_lit(mim_resolve(w, mim_def_op(T, 0)), n)) return false;
+    return *n > 0 && *n <= 64;
+}
+static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k) {
+    T = mim_resolve(w, T);
+    return mim_def_node(T) == MIM_SIGMA ? mim_def_op(T, k) : mim_def_op(T, 1);
+}
+static bool float_agg(MimWorld *w, MimDef *T) {
+    uint64_t n;
+    if (!agg_arity(w, T, &n)) return false;
+    for (uint64_t k = 0; k < n; ++k) {
+        MimDef *C = agg_comp(w, T, k);
+        if (!is_float(C) && !float_agg(w, C)) return false;
+    }
+    return true;
+}
+static MimDef *vzero(MimWorld *w, MimDef *T) {
+    uint64_t n;
+    if (is_float(T) || !agg_arity(w, T, &n)) return fzero(w, T);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (uint64_t k = 0; k < n; ++k) ops[k] = vzero(w, agg_comp(w, T, k));
+    MimDef *z = mim_tuple(w, ops, n);
+    free(ops);
+    return z;
+}
+/* a + b, component-wise for aggregates */
+static MimDef *vadd(MimWorld *w, MimDef *a, MimDef *b) {
+    uint64_t n;
+    if (!a || !b || is_float(mim_def_type(a)) || !agg_arity(w, mim_def_type(a), &n)) return fadd(w, a, b);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (uint64_t k = 0; k < n; ++k) {
+        MimDef *ak = mim_proj(w, a, n, k);
+        MimDef *bk = mim_proj(w, b, n, k);
+        ops[k] = vadd(w, ak, bk);
+    }
+    MimDef *r = mim_tuple(w, ops, n);
+    free(ops);
+    return r;
+}
+/* the reverse of `v#k` (v an aggregate of floats, k a literal): the
+ * aggregate with s at k and zeros elsewhere to v; false if e is not one */
+static bool vm_extract_rev(Adj *ad, MimDef *e, MimDef *s) {
+    Rev *rv = ad->c->rv;
+    MimWorld *w = rv->w;
+    MimDef *v = mim_def_op(e, 0), *T = mim_def_type(v);
+    uint64_t n, k;
+    if (!float_agg(w, T) || !agg_arity(w, T, &n) || !mim_def_lit(mim_resolve(w, mim_def_op(e, 1)), &k) || k >= n) return false;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (uint64_t j = 0; j < n; ++j) ops[j] = j == k ? s : vzero(w, agg_comp(w, T, j));
+    MimDef *oh = mim_tuple(w, ops, n);
+    free(ops);
+    adj_add(ad, v, oh);
+    return true;
 }
 
 /* h (or what it calls) writes or allocates memory */

@@ -17,6 +17,8 @@ double rcell(double *, double *), vcell(double *);
 double rprefix(double *, double *, long), vprefix(double *, long);
 double rstk(double *, double *), vstk(double *);
 double rfillc(double *, double *, double, long), vfillc(double *, double, long);
+double rpairs(double *, double *, double, long), vpairs(double *, double, long);
+double rpair(double *, double *), vpair(double *);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -163,6 +165,28 @@ static void fillc(long n) {
     free(a), free(va), free(g), free(want), free(v), free(ap), free(am);
 }
 
+/* p_i = (a_i², c·a_i) as pairs, r = Σ p_i#0 + 2·p_i#1: ∂a_i = 2a_i + 2c, ∂c = 2 Σ a_i */
+static void pairs(long n) {
+    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
+    double c = -0.6, sa = 0, vc = 0.7;
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    g[n] = rpairs(a, g, c, n);
+    for (long i = 0; i < n; ++i) want[i] = 2 * a[i] + 2 * c, sa += a[i], v[i] = va[i];
+    want[n] = 2 * sa, v[n] = vc;
+    check("pairs", n + 1, g, want, v, (vpairs(ap, c + h * vc, n) - vpairs(am, c - h * vc, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(v), free(ap), free(am);
+}
+
+/* y = (x0·x1, sin x0) stored and loaded as a whole, r = y0² + y1² */
+static void pair(void) {
+    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2], p[2], m[2];
+    value("pair", rpair(a, g), vpair(a));
+    double x0 = a[0], x1 = a[1];
+    want[0] = 2 * x0 * x1 * x1 + 2 * sin(x0) * cos(x0), want[1] = 2 * x0 * x0 * x1;
+    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
+    check("pair", 2, g, want, va, (vpair(p) - vpair(m)) / (2 * h));
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300};
     for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix(lens[i]);
@@ -173,5 +197,7 @@ int main(void) {
     stk();
     for (int i = 0; i < 4; ++i) fillc(lens[i]);
     fillc(200000);
+    for (int i = 0; i < 4; ++i) pairs(lens[i]);
+    pair();
     return 0;
 }
