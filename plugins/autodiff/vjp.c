@@ -2058,7 +2058,10 @@ static bool vm_begin(Rev *rv) {
         MimDef *al = allocs.d[i];
         MimDef *cd[2] = {rv->M, rv->TP};
         MimDef *k = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "vjp_shadow_", rv->f);
-        if (!k) return false;
+        if (!k) {
+            free(frees.d);
+            return false;
+        }
         MimDef *kv = mim_var(w, k);
         MimDef *raw = mim_proj(w, kv, 2, 1);
         MimDef *PT = comp_type(w, mim_def_type(al), 1);

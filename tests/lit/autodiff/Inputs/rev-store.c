@@ -10,6 +10,7 @@
 #include <string.h>
 
 double rsqbuf(double *, double *, long), vsqbuf(double *, long);
+double rsqpass(double *, double *, long), vsqpass(double *, long);
 double rsmloss(double *, double *, double *, double *, long), vsmloss(double *, double *, long);
 double rmlp(double *, double *, double *, double *, double *, double *, double *, double *, long, long, long);
 double vmlp(double *, double *, double *, double *, long, long, long);
@@ -52,15 +53,16 @@ static double *copy(const double *a, long n) {
 
 static const double h = 1e-6;
 
-/* Σ a_i² through a malloc'd buffer: ∂a = 2a */
-static void sqbuf(long n) {
+/* Σ a_i² through a malloc'd buffer: ∂a = 2a (rf/vf: sqbuf or sqpass) */
+static void sqbuf_by(const char *name, double (*rf)(double *, double *, long), double (*vf)(double *, long), long n) {
     double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
-    value("sqbuf", rsqbuf(a, g, n), vsqbuf(a, n));
+    value(name, rf(a, g, n), vf(a, n));
     for (long i = 0; i < n; ++i) want[i] = 2 * a[i];
-    check("sqbuf", n, g, want, va, (vsqbuf(ap, n) - vsqbuf(am, n)) / (2 * h));
+    check(name, n, g, want, va, (vf(ap, n) - vf(am, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
+static void sqbuf(long n) { sqbuf_by("sqbuf", rsqbuf, vsqbuf, n); }
 
 /* s = softmax a, L = Σ (s_i − y_i)²: with u_i = 2(s_i − y_i),
  * ∂a_j = s_j (u_j − Σ u_i s_i), ∂y_j = −u_j */
@@ -199,5 +201,6 @@ int main(void) {
     fillc(200000);
     for (int i = 0; i < 4; ++i) pairs(lens[i]);
     pair();
+    for (int i = 0; i < 4; ++i) sqbuf_by("sqpass", rsqpass, vsqpass, lens[i]);
     return 0;
 }
