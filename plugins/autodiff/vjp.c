@@ -115,6 +115,7 @@ static bool vm_cl(struct Cl *c, MimDef *old, MimDef **res);
 static MimDef *vm_shadow(struct Cl *c, MimDef *old);
 static MimDef *vm_tape_late(struct Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *pos);
 static bool vm_late(Rev *rv, MimDef *key);
+static bool vm_taped(Rev *rv, MimDef *ld);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
@@ -1649,6 +1650,7 @@ typedef struct VjpMem {
     MimPtrMap sh;  /* allocation ↦ its shadow pointer */
     MimPtrMap freed; /* allocation ↦ itself if f frees it */
     MimPtrMap chain, cand; /* memory operation ↦ its block + 1 (vm_place) */
+    uint64_t *dirty;       /* per block: the buffers (vm_class) stores may write after it starts */
 } VjpMem;
 
 static bool is_alloc(MimDef *d) {
@@ -1792,6 +1794,7 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         fail(rv, old, "the allocation outside the function's first block");
         return true;
     }
+    if (ld && o > 0 && !vm_taped(rv, old)) return false; /* nothing writes its buffer after it: recomputed */
     if (o != c->b) {
         fail(rv, old, "the memory operation of another block (pass loaded values as block arguments)");
         return true;
@@ -1848,7 +1851,8 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
  * store between the two) */
 static bool vm_adj_load(Adj *ad, MimDef *ld) {
     Rev *rv = ad->c->rv;
-    if (!rv->vm || !rv->vm->write || vm_owner(rv, ld) == ad->c->b) return true;
+    long o = vm_owner(rv, ld);
+    if (!rv->vm || !rv->vm->write || o == ad->c->b || (o > 0 && !vm_taped(rv, ld))) return true;
     return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
 }
 
@@ -2011,6 +2015,92 @@ static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen) {
     return false;
 }
 
+/* the blocks b jumps, branches or returns to (as block indices) */
+static void succs(Rev *rv, long b, Vec *out) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b])), *g, *a;
+    out->n = 0;
+    if (!body || mim_def_node(body) != MIM_APP) return;
+    target(rv, body, &g, &a);
+    if (block_of(rv, g) > 0) vpush(out, g);
+    if (mim_def_node(g) == MIM_EXTRACT) {
+        MimDef *t = mim_resolve(w, mim_def_op(g, 0));
+        for (size_t j = 0, n = t && mim_def_node(t) == MIM_TUPLE ? mim_def_num_ops(t) : 0; j < n; ++j)
+            if (block_of(rv, mim_resolve(w, mim_def_op(t, j))) > 0) vpush(out, mim_resolve(w, mim_def_op(t, j)));
+    } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) {
+        MimDef *args, *k;
+        size_t n;
+        if (split_call(rv, g, a, &args, &k, &n) && block_of(rv, k) > 0) vpush(out, k);
+    }
+}
+
+/* The buffer a pointer points into, as a bit: arguments (which may alias
+ * each other) bit 0, block 0's allocation i bit i + 1 (distinct from
+ * everything else), anything else (a pointer loaded from memory, …) bit 63,
+ * which may alias every buffer. */
+enum { CL_ARGS = 0, CL_UNKNOWN = 63 };
+static uint64_t vm_class(Rev *rv, MimDef *p) {
+    MimWorld *w = rv->w;
+    for (size_t guard = 0; guard < 100000; ++guard) {
+        p = mim_resolve(w, p);
+        if (!p) break;
+        if (mim_match(p, MIM_mem_lea)) p = mim_proj(w, mim_app_arg(p), 2, 0);
+        else if (mim_match(p, MIM_core_bitcast) && is_ptr(mim_def_type(mim_app_arg(p)))) p = mim_app_arg(p);
+        else break;
+    }
+    if (!p) return (uint64_t)1 << CL_UNKNOWN;
+    if (top_of(rv, p, false)) return (uint64_t)1 << CL_ARGS;
+    MimDef *al = vm_alloc_of(rv, p);
+    for (size_t i = 0; al && i < rv->vm->allocs.n; ++i)
+        if (rv->vm->allocs.d[i] == al) return (uint64_t)1 << (i + 1 < CL_UNKNOWN ? i + 1 : CL_UNKNOWN);
+    return (uint64_t)1 << CL_UNKNOWN;
+}
+
+/* the value of the load ld may be overwritten later in the forward sweep:
+ * a store into a buffer that may be ld's can run after ld's block starts */
+static bool vm_taped(Rev *rv, MimDef *ld) {
+    long o = vm_owner(rv, ld);
+    if (o < 0) return true;
+    uint64_t c = vm_class(rv, mim_proj(rv->w, mim_app_arg(ld), 2, 1)), u = (uint64_t)1 << CL_UNKNOWN;
+    uint64_t d = rv->vm->dirty[o];
+    return (c & u) ? d != 0 : (d & (c | u)) != 0;
+}
+
+/* vm->dirty: a load from a buffer that no store can write after the load
+ * (a loop that only reads what earlier loops wrote, or an argument while
+ * only malloc'd buffers are written) sees the same memory in the backward
+ * sweep, so it is recomputed as in a function that does not write; the
+ * other loads are taped */
+static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
+    size_t nb = rv->blk.n;
+    uint64_t *st = mim_xcalloc(nb, sizeof *st);
+    vm->dirty = mim_xcalloc(nb, sizeof *vm->dirty);
+    for (size_t k = 0; k < ops->n; ++k) {
+        long o = mim_match(ops->d[k], MIM_mem_store) ? vm_owner(rv, ops->d[k]) : -1;
+        if (o >= 0) st[o] |= vm_class(rv, mim_proj(rv->w, mim_app_arg(ops->d[k]), 3, 1));
+    }
+    bool *seen = mim_xcalloc(nb, sizeof *seen);
+    Vec stack = {0}, next = {0};
+    for (size_t b = 0; b < nb; ++b) { /* the stores of the blocks reachable from b */
+        memset(seen, 0, nb * sizeof *seen);
+        stack.n = 0;
+        vpush(&stack, rv->blk.d[b]);
+        seen[b] = true;
+        uint64_t d = st[b];
+        while (stack.n) {
+            long x = block_of(rv, stack.d[--stack.n]);
+            succs(rv, x, &next);
+            for (size_t j = 0; j < next.n; ++j) {
+                long y = block_of(rv, next.d[j]);
+                d |= st[y];
+                if (!seen[y]) seen[y] = true, vpush(&stack, next.d[j]);
+            }
+        }
+        vm->dirty[b] = d;
+    }
+    free(stack.d), free(next.d), free(seen), free(st);
+}
+
 /* Finds f's stores, allocations and frees; sets rv->vm if there are any. */
 static bool vm_begin(Rev *rv) {
     MimWorld *w = rv->w;
@@ -2038,8 +2128,8 @@ static bool vm_begin(Rev *rv) {
             vpush(&allocs, e);
         }
     }
-    free(ops.d);
     if (!ok || (!write && !allocs.n && !frees.n)) {
+        free(ops.d);
         free(allocs.d), free(frees.d);
         vm_drop(rv);
         return ok;
@@ -2072,12 +2162,14 @@ static bool vm_begin(Rev *rv) {
         m = mim_proj(w, kv, 2, 0);
     }
     vm->c0 = (Cl){.rv = rv, .mode = CL_FWD, .b = 0, .mem = m};
+    vm_dirty(rv, vm, &ops);
     for (size_t i = 0; i < frees.n && ok; ++i) {
         MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
         if (!al) ok = fail(rv, frees.d[i], "the free of a buffer the function did not allocate in its first block") != NULL;
         else mim_ptrmap_put(&vm->freed, al, al);
     }
     free(frees.d);
+    free(ops.d);
     return ok;
 }
 
@@ -2117,7 +2209,7 @@ static void vm_drop(Rev *rv) {
     if (!vm) return;
     mim_ptrmap_free(&vm->c0.map), mim_ptrmap_free(&vm->c0.sh);
     mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
-    free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d);
+    free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
     free(vm);
     rv->vm = NULL;
 }

@@ -15,7 +15,7 @@ double rsmloss(double *, double *, double *, double *, long), vsmloss(double *, 
 double rmlp(double *, double *, double *, double *, double *, double *, double *, double *, long, long, long);
 double vmlp(double *, double *, double *, double *, long, long, long);
 double rcell(double *, double *), vcell(double *);
-double rprefix(double *, double *, long), vprefix(double *, long);
+double rprefix(double *, double *, long), vprefix(double *, long), rprefix2(double *, double *, long);
 double rstk(double *, double *), vstk(double *);
 double rfillc(double *, double *, double, long), vfillc(double *, double, long);
 double rpairs(double *, double *, double, long), vpairs(double *, double, long);
@@ -129,19 +129,19 @@ static void cell(void) {
 
 /* prefix products P_i = Π_{k ≤ i} a_k in place, r = Σ P_i:
  * ∂a_j = Σ_{i ≥ j} P_i / a_j */
-static void prefix(long n) {
+static void prefix_by(const char *name, double (*rf)(double *, double *, long), long n) {
     double *a = vec(n, 0.4, 0.3, 1.0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
     double *c = copy(a, n);
-    double r = rprefix(c, g, n);
+    double r = rf(c, g, n);
     free(c), c = copy(a, n);
-    value("prefix", r, vprefix(c, n));
+    value(name, r, vprefix(c, n));
     free(c);
     double *P = zeros(n), tail = 0;
     for (long i = 0; i < n; ++i) P[i] = (i ? P[i - 1] : 1) * a[i];
     for (long j = n - 1; j >= 0; --j) tail += P[j], want[j] = tail / a[j];
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     double fp = vprefix(ap, n), fm = vprefix(am, n);
-    check("prefix", n, g, want, va, (fp - fm) / (2 * h));
+    check(name, n, g, want, va, (fp - fm) / (2 * h));
     free(a), free(va), free(g), free(want), free(P), free(ap), free(am);
 }
 
@@ -191,7 +191,7 @@ static void pair(void) {
 
 int main(void) {
     long lens[] = {0, 1, 3, 300};
-    for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix(lens[i]);
+    for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix_by("prefix", rprefix, lens[i]), prefix_by("prefix2", rprefix2, lens[i]);
     sqbuf(200000);
     for (int i = 1; i < 4; ++i) smloss(lens[i]);
     mlp(3, 4, 2), mlp(1, 1, 1), mlp(10, 8, 3);
