@@ -1626,24 +1626,27 @@ MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **re
 
 /* When f stores or allocates (rv->vm set, docs/autodiff.md "Memory in
  * reverse mode"), Enzyme-style:
- * - a store `*p = v` of a float runs in the forward sweep; its reverse adds
- *   the shadow cell into v's adjoint and zeroes the cell (v̄ += *p̄; *p̄ = 0);
- * - memory may change after a load, so a load of block B ≥ 1 whose value B's
- *   reverse needs is taped: it is a slot of B's record ("late": the word is
- *   reserved when the record is pushed and written at B's end, once the
- *   value is loaded); the loads and allocations of block 0 (f's body) are
- *   built once by the builder c0, whose nodes are in scope of both sweeps
- *   (block 0 runs once and dominates them), so no record is needed there;
+ * - a store `*p = v` of a float (or an aggregate of floats) runs in the
+ *   forward sweep; its reverse adds the shadow cell into v's adjoint and
+ *   zeroes the cell (v̄ += *p̄; *p̄ = 0);
+ * - memory may change after a load: a load of block B ≥ 1 that a later
+ *   store may overwrite (vm_taped) and whose value B's reverse needs is
+ *   taped: a slot of B's record ("late": the word is reserved when the
+ *   record is pushed and written at B's end, once the value is loaded);
+ *   other loads are recomputed; the loads and allocations of block 0 (f's
+ *   body) are built once by the builder c0, whose nodes are in scope of
+ *   both sweeps (block 0 runs once and dominates them), so no record is
+ *   needed there;
  * - malloc/alloc/slot in block 0 get a zeroed shadow (calloc, before block
  *   0's statements), freed at the end of the backward sweep; `free` of such
  *   a buffer is deferred to that end too (the backward sweep reads it);
- * - a loaded value used in another block than the one loading it, an
+ * - a taped load's value used in another block than the one loading it, an
  *   allocation outside block 0, and checkpointed calls (a nested function
  *   redone by its vjp would redo its writes, or read memory written since)
  *   are located errors. */
 typedef struct VjpMem {
     Cl c0;         /* block 0's forward builder */
-    bool write;    /* f stores: loads are taped */
+    bool write;    /* f stores: loads may be taped (vm_taped) */
     Vec allocs;    /* the allocations of block 0 (apps of f) */
     Vec conts;     /* per allocation: the continuation receiving its shadow from calloc */
     Vec raws;      /* per allocation: calloc's pointer (freed at the end) */
