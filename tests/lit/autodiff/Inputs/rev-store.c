@@ -20,6 +20,9 @@ double rstk(double *, double *), vstk(double *);
 double rfillc(double *, double *, double, long), vfillc(double *, double, long);
 double rpairs(double *, double *, double, long), vpairs(double *, double, long);
 double rpair(double *, double *), vpair(double *);
+double rmatvec(double *, double *, double *, double *, long, long), vmatvec(double *, double *, long, long);
+double rcond(double *, double *, long), vcond(double *, long);
+double rbins(double *, double *, long), vbins(double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -189,6 +192,47 @@ static void pair(void) {
     check("pair", 2, g, want, va, (vpair(p) - vpair(m)) / (2 * h));
 }
 
+/* y = W x, r = Σ y_r³: ∂W[r,c] = 3 y_r² x_c, ∂x_c = Σ_r 3 y_r² W[r,c] */
+static void matvec(long m, long n) {
+    long N = m * n + n;
+    double *wx = vec(N, 0.5, 0.3, 0), *v = vec(N, 1.0, 2.0, 0), *g = zeros(N), *want = zeros(N);
+    double *p = moved(wx, v, h, N), *q = moved(wx, v, -h, N);
+    value("matvec", rmatvec(wx, g, wx + m * n, g + m * n, m, n), vmatvec(wx, wx + m * n, m, n));
+    for (long r = 0; r < m; ++r) {
+        double y = 0;
+        for (long c = 0; c < n; ++c) y += wx[r * n + c] * wx[m * n + c];
+        for (long c = 0; c < n; ++c) want[r * n + c] = 3 * y * y * wx[m * n + c], want[m * n + c] += 3 * y * y * wx[r * n + c];
+    }
+    check("matvec", N, g, want, v, (vmatvec(p, p + m * n, m, n) - vmatvec(q, q + m * n, m, n)) / (2 * h));
+    free(wx), free(v), free(g), free(want), free(p), free(q);
+}
+
+/* a_i ← a_i² or sin a_i in place, r = Σ a_i²: ∂a_i = 2 b_i · (2a_i or cos a_i) */
+static void cond(long n) {
+    double *a = vec(n, 1.0, 0.2, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *c = copy(a, n);
+    double r = rcond(c, g, n);
+    free(c), c = copy(a, n);
+    value("cond", r, vcond(c, n));
+    free(c);
+    for (long i = 0; i < n; ++i) want[i] = a[i] > 0 ? 2 * a[i] * a[i] * 2 * a[i] : 2 * sin(a[i]) * cos(a[i]);
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    double fp = vcond(ap, n), fm = vcond(am, n);
+    check("cond", n, g, want, va, (fp - fm) / (2 * h));
+    free(a), free(va), free(g), free(want), free(ap), free(am);
+}
+
+/* B_k = Σ_{i mod 3 = k} a_i², r = Σ B_k²: ∂a_i = 4 B_{i mod 3} a_i */
+static void bins(long n) {
+    double *a = vec(n, 1.0, 0.2, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), B[3] = {0, 0, 0};
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    value("bins", rbins(a, g, n), vbins(a, n));
+    for (long i = 0; i < n; ++i) B[i % 3] += a[i] * a[i];
+    for (long i = 0; i < n; ++i) want[i] = 4 * B[i % 3] * a[i];
+    check("bins", n, g, want, va, (vbins(ap, n) - vbins(am, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(ap), free(am);
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300};
     for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix_by("prefix", rprefix, lens[i]), prefix_by("prefix2", rprefix2, lens[i]);
@@ -202,5 +246,7 @@ int main(void) {
     for (int i = 0; i < 4; ++i) pairs(lens[i]);
     pair();
     for (int i = 0; i < 4; ++i) sqbuf_by("sqpass", rsqpass, vsqpass, lens[i]);
+    matvec(3, 4), matvec(1, 1), matvec(5, 2), matvec(0, 3), matvec(20, 15);
+    for (int i = 0; i < 4; ++i) cond(lens[i]), bins(lens[i]);
     return 0;
 }
