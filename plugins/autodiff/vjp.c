@@ -1851,11 +1851,11 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
 
 /* a seeded load: in a function that writes, only the block that loads may
  * add its adjoint (a later block's reverse runs before the reverse of a
- * store between the two) */
+ * store between the two), unless no store may write its buffer after it */
 static bool vm_adj_load(Adj *ad, MimDef *ld) {
     Rev *rv = ad->c->rv;
     long o = vm_owner(rv, ld);
-    if (!rv->vm || !rv->vm->write || o == ad->c->b || (o > 0 && !vm_taped(rv, ld))) return true;
+    if (!rv->vm || !rv->vm->write || o == ad->c->b || (o >= 0 && !vm_taped(rv, ld))) return true;
     return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
 }
 

@@ -23,6 +23,7 @@ double rpair(double *, double *), vpair(double *);
 double rmatvec(double *, double *, double *, double *, long, long), vmatvec(double *, double *, long, long);
 double rcond(double *, double *, long), vcond(double *, long);
 double rbins(double *, double *, long), vbins(double *, long);
+double rscale0(double *, double *, long), vscale0(double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -233,6 +234,18 @@ static void bins(long n) {
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
+/* r = a_0² Σ a_i²: ∂a_0 = 2a_0 S + 2a_0³, ∂a_i = 2a_0² a_i (i > 0) */
+static void scale0(long n) {
+    double *a = vec(n, 1.0, 0.4, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), S = 0;
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    value("scale0", rscale0(a, g, n), vscale0(a, n));
+    for (long i = 0; i < n; ++i) S += a[i] * a[i];
+    for (long i = 1; i < n; ++i) want[i] = 2 * a[0] * a[0] * a[i];
+    want[0] = 2 * a[0] * S + 2 * a[0] * a[0] * a[0];
+    check("scale0", n, g, want, va, (vscale0(ap, n) - vscale0(am, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(ap), free(am);
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300};
     for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix_by("prefix", rprefix, lens[i]), prefix_by("prefix2", rprefix2, lens[i]);
@@ -248,5 +261,6 @@ int main(void) {
     for (int i = 0; i < 4; ++i) sqbuf_by("sqpass", rsqpass, vsqpass, lens[i]);
     matvec(3, 4), matvec(1, 1), matvec(5, 2), matvec(0, 3), matvec(20, 15);
     for (int i = 0; i < 4; ++i) cond(lens[i]), bins(lens[i]);
+    for (int i = 1; i < 4; ++i) scale0(lens[i]);
     return 0;
 }
