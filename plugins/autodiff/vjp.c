@@ -35,9 +35,10 @@
  *   tape: a checkpoint, so the tape holds one call's records); a function
  *   whose body is a tail call (an η-wrapper) is the callee's vjp.
  * Stores, allocations and frees: the section "writes" at the end (loads
- * are taped instead of recomputed when f stores). Other memory operations,
- * recursion, and pointers carried between blocks are the located error
- * `autodiff: cannot differentiate (reverse mode) …`. */
+ * are taped instead of recomputed when f stores); pointer parameters of
+ * blocks: the section at the very end. Other memory operations, recursion,
+ * and pointer parameters passed pointers into different buffers are the
+ * located error `autodiff: cannot differentiate (reverse mode) …`. */
 #include "autodiff.h"
 
 #include <stdint.h>
@@ -104,6 +105,7 @@ struct Rev {
     MimLoc use;
     bool failed;
     struct VjpMem *vm; /* f writes or allocates memory (see "writes" below), else NULL */
+    MimPtrMap proot;   /* a pointer parameter of a block ↦ the buffer every jump passes a pointer into (vm_ptr_param) */
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
@@ -123,6 +125,8 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
 static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
 static void vm_drop(Rev *rv);
+static bool vm_ptr_param(Rev *rv, long b, size_t i);
+static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
 static bool float_agg(MimWorld *w, MimDef *T);
 static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n);
 static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k);
@@ -201,17 +205,18 @@ static bool is_i64(MimWorld *w, MimDef *T) {
 /* a value of a leaf type (Idx s, F64) as a tape word and back */
 static MimDef *to_word(Rev *rv, MimDef *v, MimDef *T) {
     MimWorld *w = rv->w;
-    if (is_float(T)) return bitcast(w, rv->I64, v);
+    if (is_float(T) || is_ptr(T)) return bitcast(w, rv->I64, v);
     if (is_i64(w, T)) return v;
     return conv_u(w, size_of_idx(T), mim_lit_nat(w, 0), v);
 }
 static MimDef *from_word(Rev *rv, MimDef *v, MimDef *T) {
     MimWorld *w = rv->w;
-    if (is_float(T)) return bitcast(w, T, v);
+    if (is_float(T) || is_ptr(T)) return bitcast(w, T, v);
     if (is_i64(w, T)) return v;
     return conv_u(w, mim_lit_nat(w, 0), size_of_idx(T), v);
 }
 static bool wordable(Rev *rv, MimDef *T) {
+    if (is_ptr(T)) return true; /* ptrtoint/inttoptr */
     if (is_float(T)) {
         MimDef *pe = mim_resolve(rv->w, mim_app_arg(T));
         uint64_t p, e;
@@ -481,6 +486,7 @@ static MimDef *shadow(Cl *c, MimDef *old) {
         }
     }
     if (!res && !rv->failed) res = vm_shadow(c, old);
+    if (!res && !rv->failed) res = vm_param_shadow(c, old);
     if (!res) return fail(rv, old, "the pointer (no shadow: only pointer arguments and offsets into them have one)");
     mim_ptrmap_put(&c->sh, old, res);
     return res;
@@ -1483,9 +1489,9 @@ static bool setup(Rev *rv, MimDef *fv) {
             if (is_float(T)) {
                 vpush(&rv->accT, T);
                 mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
-            } else if (is_ptr(T)) {
-                return fail(rv, X, "the block with a pointer parameter (a pointer carried between blocks has no shadow)") != NULL;
-            } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T)) {
+            } else if (is_ptr(T) && !vm_ptr_param(rv, (long)b, i)) {
+                return fail(rv, X, "the block with a pointer parameter that jumps pass pointers into different buffers (its shadow is not known)") != NULL;
+            } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T) && !is_ptr(T)) {
                 return fail(rv, X, "the block with a parameter of this type") != NULL;
             }
         }
@@ -1603,7 +1609,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     } else {
         res = build(&rv);
     }
-    vm_drop(&rv);
+    vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.blk.d), free(rv.accT.d);
@@ -2047,8 +2053,10 @@ static uint64_t vm_class(Rev *rv, MimDef *p) {
     for (size_t guard = 0; guard < 100000; ++guard) {
         p = mim_resolve(w, p);
         if (!p) break;
+        MimDef *root = mim_ptrmap_get(&rv->proot, p); /* a pointer parameter points into its root's buffer */
         if (mim_match(p, MIM_mem_lea)) p = mim_proj(w, mim_app_arg(p), 2, 0);
         else if (mim_match(p, MIM_core_bitcast) && is_ptr(mim_def_type(mim_app_arg(p)))) p = mim_app_arg(p);
+        else if (root) p = root;
         else break;
     }
     if (!p) return (uint64_t)1 << CL_UNKNOWN;
@@ -2215,4 +2223,82 @@ static void vm_drop(Rev *rv) {
     free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
     free(vm);
     rv->vm = NULL;
+}
+
+/* ---- pointers carried between blocks ----------------------------------------------------- */
+
+/* the pointer p is an offset into (through lea and pointer bitcasts) */
+static MimDef *ptr_root(Rev *rv, MimDef *p) {
+    MimWorld *w = rv->w;
+    for (size_t guard = 0; guard < 100000; ++guard) {
+        p = mim_resolve(w, p);
+        if (p && mim_match(p, MIM_mem_lea)) p = mim_proj(w, mim_app_arg(p), 2, 0);
+        else if (p && mim_match(p, MIM_core_bitcast) && is_ptr(mim_def_type(mim_app_arg(p)))) p = mim_app_arg(p);
+        else break;
+    }
+    return p;
+}
+
+/* Pointer parameter i of block b has a shadow if every jump into b passes
+ * it a pointer into one buffer R (an argument or an allocation of block
+ * 0: a value of f's body), possibly through the parameter itself (a
+ * pointer bumped per iteration). Its value is then taped like an integer
+ * (ptrtoint) and its shadow is R's shadow at the same byte offset
+ * (vm_param_shadow). */
+static bool vm_ptr_param(Rev *rv, long b, size_t i) {
+    MimWorld *w = rv->w;
+    MimDef *X = rv->blk.d[b], *key = mim_resolve(w, leaf_key(rv, b, i)), *root = NULL;
+    size_t n = arity(w, dom_of(w, X));
+    for (size_t y = 0; y < rv->blk.n; ++y) {
+        MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[y])), *g, *a;
+        if (!body || mim_def_node(body) != MIM_APP) return false;
+        target(rv, body, &g, &a);
+        bool into = g == X;
+        if (mim_def_node(g) == MIM_EXTRACT) {
+            MimDef *t = mim_resolve(w, mim_def_op(g, 0));
+            for (size_t j = 0, m = t && mim_def_node(t) == MIM_TUPLE ? mim_def_num_ops(t) : 0; j < m; ++j)
+                into |= mim_resolve(w, mim_def_op(t, j)) == X;
+        } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) {
+            MimDef *args, *k;
+            size_t nf;
+            if (!split_call(rv, g, a, &args, &k, &nf) || k == X) return false; /* X receives a result */
+        }
+        if (!into) continue;
+        MimDef *r = ptr_root(rv, mim_proj(w, a, n, i));
+        if (r == key) continue;
+        long x;
+        size_t k;
+        bool top = top_of(rv, r, false) != NULL, alloc = false;
+        if (!top && r && mim_def_node(r) == MIM_EXTRACT) {
+            MimDef *ap = mim_resolve(w, mim_def_op(r, 0));
+            alloc = ap && is_alloc(ap);
+        }
+        if ((!top && !alloc) || block_leaf(rv, r, &x, &k) || (root && root != r)) return false;
+        root = r;
+    }
+    if (!root) return false;
+    mim_ptrmap_put(&rv->proot, key, root);
+    return true;
+}
+
+/* the shadow of a pointer parameter with a root R (backward): R's shadow
+ * + (p − R) */
+static MimDef *vm_param_shadow(Cl *c, MimDef *old) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    long x;
+    size_t i;
+    if (c->mode != CL_BWD || !block_leaf(rv, old, &x, &i)) return NULL;
+    MimDef *R = mim_ptrmap_get(&rv->proot, mim_resolve(w, leaf_key(rv, x, i)));
+    if (!R) return NULL;
+    MimDef *pv = cl(c, old);
+    MimDef *rv0 = pv ? cl(c, R) : NULL;
+    MimDef *sr = rv0 ? shadow(c, R) : NULL;
+    if (!sr) return NULL;
+    MimDef *ip = bitcast(w, rv->I64, pv);
+    MimDef *ir = bitcast(w, rv->I64, rv0);
+    MimDef *is = bitcast(w, rv->I64, sr);
+    MimDef *off = iop(w, MIM_core_wrap_sub, ip, ir);
+    MimDef *sp = iop(w, MIM_core_wrap_add, is, off);
+    return bitcast(w, mim_def_type(old), sp);
 }

@@ -24,6 +24,7 @@ double rmatvec(double *, double *, double *, double *, long, long), vmatvec(doub
 double rcond(double *, double *, long), vcond(double *, long);
 double rbins(double *, double *, long), vbins(double *, long);
 double rscale0(double *, double *, long), vscale0(double *, long);
+double rbump(double *, double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -246,6 +247,28 @@ static void scale0(long n) {
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
+/* t_i = sin a_i through pointers passed between blocks, r = Σ t_i²: ∂a_i =
+ * 2 sin a_i cos a_i. The values and finite differences use the result
+ * rbump computes in its forward sweep: the direct call vbump is
+ * miscompiled by the -O2 memory passes (a loop passing pointers to its
+ * next iteration loses its loads and stores; also before reverse-mode
+ * stores existed), so it is not compared. */
+static double rbump_value(double *a, long n) {
+    double *g = zeros(n);
+    double r = rbump(a, g, n);
+    free(g);
+    return r;
+}
+static void bump(long n) {
+    double *a = vec(n, 1.0, 0.4, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), s = 0;
+    double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
+    double r = rbump(a, g, n);
+    for (long i = 0; i < n; ++i) want[i] = 2 * sin(a[i]) * cos(a[i]), s += sin(a[i]) * sin(a[i]);
+    value("bump", r, s);
+    check("bump", n, g, want, va, (rbump_value(ap, n) - rbump_value(am, n)) / (2 * h));
+    free(a), free(va), free(g), free(want), free(ap), free(am);
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300};
     for (int i = 0; i < 4; ++i) sqbuf(lens[i]), prefix_by("prefix", rprefix, lens[i]), prefix_by("prefix2", rprefix2, lens[i]);
@@ -262,5 +285,6 @@ int main(void) {
     matvec(3, 4), matvec(1, 1), matvec(5, 2), matvec(0, 3), matvec(20, 15);
     for (int i = 0; i < 4; ++i) cond(lens[i]), bins(lens[i]);
     for (int i = 1; i < 4; ++i) scale0(lens[i]);
+    for (int i = 0; i < 4; ++i) bump(lens[i]);
     return 0;
 }
