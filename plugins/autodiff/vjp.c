@@ -28,9 +28,9 @@
  *   start, the reverse reading nothing else of the loop) pushes no record
  *   per iteration: the loop's exit pushes one, and the backward sweep runs
  *   the body's reverse with the counter counting down (build_lr_bwd);
- * - a nested function called from one place (without pointer arguments)
- *   becomes blocks of f (inline_once); one called from several places,
- *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
+ * - a nested function without pointer arguments becomes blocks of f at
+ *   each of its call sites (inline_once; up to INL_SITES sites); any other
+ *   call `h (args, k)` runs as a copy of h in the forward sweep, and the
  *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
  *   tape: a checkpoint, so the tape holds one call's records); a function
  *   whose body is a tail call (an η-wrapper) is the callee's vjp.
@@ -1336,17 +1336,63 @@ static MimDef *copy_fn(Rev *rv, MimDef *h) {
     return r;
 }
 
-/* A nested function h called from one place of f (e.g. a function
- * written for structure) becomes a block of f: its body with its return
- * continuation replaced by the call's, so that its loops are taped in f's
- * sweep instead of being redone by h_vjp in the backward sweep. Functions
- * called from several places keep their own vjp (a checkpoint: its tape
- * lives for one call). */
+enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f */
+
+/* The call body (a block's terminator h (args, k)) becomes a jump to a new
+ * block inl_h: h's body with its return continuation replaced by k (every
+ * block of h is copied for this call site); false on an error. */
+static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    MimDef *args, *k, *A, *R;
+    size_t n;
+    if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n))
+        return true;
+    MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
+    if (!hb) return false;
+    MimDef *v = mim_var(w, hb), *arg;
+    if (n) {
+        MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+        for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+        ops[n] = k;
+        arg = mim_tuple(w, ops, n + 1);
+        free(ops);
+    } else {
+        arg = mim_pair(w, v, k);
+    }
+    MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
+    if (!set_body(w, hb, hbody)) return false;
+    mim_ptrmap_put(&rv->inl, body, hb);
+    collect(rv, hb, seen);
+    return true;
+}
+
+/* h can become blocks of f: a nested function with a body and no pointer
+ * argument (pointer arguments need shadows: h keeps its vjp) */
+static bool inlinable(Rev *rv, MimDef *h) {
+    MimWorld *w = rv->w;
+    MimDef *A, *R;
+    size_t n;
+    if (!mim_lam_body(h) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n)) return false;
+    for (size_t j = 0, na = arity(w, A); j < na; ++j)
+        if (is_ptr(comp_type(w, A, j))) return false;
+    return true;
+}
+
+/* A nested function h called from f (e.g. a function written for
+ * structure, or a helper called per point and component) becomes blocks
+ * of f at each call site: its body with its return continuation replaced
+ * by the call's, so that its loops are taped in f's sweep instead of being
+ * run forward twice (once more by h_vjp in the backward sweep: a
+ * checkpoint). Each call site gets its own copy of h's blocks (the copies
+ * of h's counted loops stay counted loops); a function called from more
+ * than INL_SITES places, recursion (a function already inlined), or more
+ * than INL_BLOCKS blocks keep h_vjp. */
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     for (bool again = true; again;) {
         again = false;
-        MimPtrMap count = {0}, site = {0};
+        MimPtrMap count = {0};
+        Vec calls = {0}; /* the call bodies, in block order (deterministic) */
         for (size_t b = 0; b < rv->blk.n; ++b) {
             MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
             if (!body || mim_def_node(body) != MIM_APP) continue;
@@ -1356,38 +1402,22 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
                 continue;
             uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
             mim_ptrmap_put(&count, g, (void *)(c + 1));
-            mim_ptrmap_put(&site, g, body);
+            vpush(&calls, body);
         }
-        for (size_t i = 0; i < count.cap; ++i) {
-            MimDef *h = (MimDef *)count.slots[i].key;
-            if (!h || (uintptr_t)count.slots[i].val != 1 || !mim_lam_body(h)) continue;
-            MimDef *body = mim_ptrmap_get(&site, h), *args, *k, *A, *R;
-            size_t n;
-            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n))
-                continue;
-            bool ptr = false; /* pointer arguments need shadows: h keeps its vjp */
-            for (size_t j = 0, na = arity(w, A); j < na; ++j) ptr |= is_ptr(comp_type(w, A, j));
-            if (ptr) continue;
-            MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
-            if (!hb) return false;
-            MimDef *v = mim_var(w, hb), *arg;
-            if (n) {
-                MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
-                for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
-                ops[n] = k;
-                arg = mim_tuple(w, ops, n + 1);
-                free(ops);
-            } else {
-                arg = mim_pair(w, v, k);
-            }
-            MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
-            if (!set_body(w, hb, hbody)) return false;
-            mim_ptrmap_put(&rv->inl, body, hb);
-            mim_ptrmap_put(&rv->inlh, h, h);
-            collect(rv, hb, seen);
+        bool ok = true;
+        for (size_t j = 0; ok && j < calls.n; ++j) {
+            MimDef *body = calls.d[j], *h = mim_resolve(w, mim_app_callee(body));
+            if ((uintptr_t)mim_ptrmap_get(&count, h) > INL_SITES || rv->blk.n > INL_BLOCKS || !inlinable(rv, h)) continue;
+            ok = inline_site(rv, h, body, seen);
             again = true;
         }
-        mim_ptrmap_free(&count), mim_ptrmap_free(&site);
+        for (size_t j = 0; j < calls.n; ++j) { /* all sites of h in one round: h's own calls of h stay calls */
+            MimDef *h = mim_resolve(w, mim_app_callee(calls.d[j]));
+            if (mim_ptrmap_has(&rv->inl, calls.d[j])) mim_ptrmap_put(&rv->inlh, h, h);
+        }
+        mim_ptrmap_free(&count);
+        free(calls.d);
+        if (!ok) return false;
     }
     return true;
 }
