@@ -98,6 +98,7 @@ struct Rev {
     MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
     MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
+    MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
@@ -906,6 +907,13 @@ static bool seed_jump(Adj *ad, long k, MimDef *a) {
 
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
 
+/* bwd_next_B (state): where the backward sweep goes after popping block
+ * b's record (or its counted loop's); its body is set by link_next */
+static MimDef *next_of(Rev *rv, long b) {
+    if (!rv->nxt[b]) rv->nxt[b] = named(rv->w, mim_cn(rv->w, rv->BS), "bwd_next_", rv->blk.d[b]);
+    return rv->nxt[b];
+}
+
 /* The reverse of block b, built into lam (state S): seeds from its
  * terminator, then the propagation; returns false after an error. */
 static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
@@ -1040,7 +1048,8 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             free(ops);
         } else {
             MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
-            end = mim_app(w, rv->loop, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc));
+            MimDef *nx = next_of(rv, b);
+            end = nx ? mim_app(w, nx, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc)) : NULL;
         }
         ok = set_body(w, lam, end);
     }
@@ -1234,7 +1243,8 @@ static int build_lr_bwd(Rev *rv, long b) {
     ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, n + 1));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
-    if (!set_body(w, done, mim_app(w, rv->loop, popped))) goto fail;
+    MimDef *nx = next_of(rv, b);
+    if (!nx || !set_body(w, done, mim_app(w, nx, popped))) goto fail;
     MimDef *cond = icmp(w, MIM_core_icmp_sg, s, rv->lr_s0[b]);
     MimDef *br[2] = {done, more};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), cond);
@@ -1305,10 +1315,18 @@ static bool build_loop(Rev *rv) {
             MimDef *sm = mim_proj(w, S, ns, S_M);
             MimDef *stp = mim_proj(w, S, ns, S_TP);
             MimDef *id = tape_load(rv, sm, stp, p);
+            /* a power-of-two number of targets (the rest never taken):
+             * the conversion of the word to an index is a mask, not a
+             * remainder */
+            size_t np = 2;
+            while (np < nb - 1) np *= 2;
+            MimDef **ts = mim_xcalloc(np, sizeof *ts);
+            for (size_t j = 0; j < np; ++j) ts[j] = rv->bwd[j + 1 < nb ? j + 1 : 1];
             MimDef *from = mim_lit_nat(w, 0);
-            MimDef *to = mim_lit_nat(w, nb - 1);
+            MimDef *to = mim_lit_nat(w, np);
             MimDef *idx = conv_u(w, from, to, id);
-            target = mim_extract(w, mim_tuple(w, rv->bwd + 1, nb - 1), idx);
+            target = mim_extract(w, mim_tuple(w, ts, np), idx);
+            free(ts);
         }
         if (!set_body(w, more, mim_app(w, target, S2))) return false;
     } else if (!set_body(w, more, mim_app(w, done, mim_unit(w)))) {
@@ -1318,6 +1336,83 @@ static bool build_loop(Rev *rv) {
     MimDef *br[2] = {more, done};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
     return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
+}
+
+/* ---- direct backward jumps ------------------------------------------------------------- */
+
+enum { TOP_NONE = 0, TOP_MANY = -1, TOP_EMPTY = -2 };
+
+/* joins v (a record's block, TOP_EMPTY or TOP_MANY) into *at */
+static bool join_top(long *at, long v) {
+    if (v == TOP_NONE || *at == v || *at == TOP_MANY) return false;
+    *at = *at == TOP_NONE ? v : TOP_MANY;
+    return true;
+}
+
+/* The record on top of the tape when the forward sweep enters each block
+ * (top[y]: a block whose record it is, TOP_EMPTY, or TOP_MANY when it
+ * depends on the path): a block pushing a record passes its own on; a
+ * block without one passes on what it found; a counted loop's header
+ * passes the loop's record to the exit. */
+static void tape_tops(Rev *rv, long *top) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n;
+    top[0] = TOP_EMPTY;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t x = 0; x < nb; ++x) {
+            MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a;
+            if (!body || mim_def_node(body) != MIM_APP) continue;
+            target(rv, body, &g, &a);
+            bool pushes = x > 0 && !rv->trivial[x] && !rv->lr_h[x];
+            long out = pushes ? (long)x : top[x], lb = x > 0 ? rv->lr_b[x] : 0;
+            MimDef *succ[2] = {NULL, NULL}, *tup = NULL;
+            if (block_of(rv, g) > 0) {
+                succ[0] = g;
+            } else if (mim_def_node(g) == MIM_EXTRACT) {
+                tup = mim_resolve(w, mim_def_op(g, 0));
+            } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) { /* a checkpointed call: its continuation */
+                MimDef *args, *k;
+                size_t n;
+                if (split_call(rv, g, a, &args, &k, &n)) succ[0] = k;
+            }
+            size_t ns = tup && mim_def_node(tup) == MIM_TUPLE ? mim_def_num_ops(tup) : 1;
+            for (size_t i = 0; i < ns; ++i) {
+                long y = block_of(rv, tup ? mim_resolve(w, mim_def_op(tup, i)) : succ[0]);
+                if (y <= 0) continue;
+                bool exit = lb && rv->lr_h[lb] == (long)x && y == rv->lr_e[lb];
+                changed |= join_top(&top[y], exit ? lb : out);
+            }
+        }
+    }
+}
+
+/* bwd_next_B: straight to the reverse of the record below B's (or below
+ * its counted loop's) when that record is always the same block's, else
+ * through bwd_loop's dispatch */
+static bool link_next(Rev *rv) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
+    long *top = mim_xcalloc(nb, sizeof *top);
+    tape_tops(rv, top);
+    bool ok = true;
+    for (size_t b = 1; ok && b < nb; ++b) {
+        MimDef *nx = rv->nxt[b];
+        if (!nx) continue;
+        long x = top[rv->lr_h[b] ? rv->lr_h[b] : (long)b];
+        MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
+        if (x > 0) { /* x's reverse, its block number popped */
+            MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+            for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
+            ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+            arg = mim_tuple(w, ops, ns);
+            free(ops);
+            to = rv->bwd[x];
+        }
+        ok = set_body(w, nx, mim_app(w, to, arg));
+    }
+    free(top);
+    return ok;
 }
 
 /* ---- f_vjp ------------------------------------------------------------------------------ */
@@ -1508,6 +1603,7 @@ static MimDef *build(Rev *rv) {
     rv->lr_h = mim_xcalloc(nb, sizeof *rv->lr_h), rv->lr_e = mim_xcalloc(nb, sizeof *rv->lr_e);
     rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
+    rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
     rv->I64 = mim_type_int(w, 64);
     rv->M = annex(w, MIM_mem_M);
     rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
@@ -1548,7 +1644,7 @@ static MimDef *build(Rev *rv) {
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
-    if (!build_loop(rv)) return NULL;
+    if (!build_loop(rv) || !link_next(rv)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
@@ -1592,7 +1688,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     }
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, f, f);
         if (parent) parent->failed = true;
