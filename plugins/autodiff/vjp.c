@@ -103,6 +103,7 @@ struct Rev {
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
     bool failed;
+    uint64_t inactive; /* pointer arguments without shadow (bit i: component i of A) */
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
@@ -1545,7 +1546,10 @@ static bool setup(Rev *rv, MimDef *fv) {
     for (size_t i = 0; i < na; ++i) {
         MimDef *T = comp_type(w, rv->A, i), *leaf = mim_resolve(w, mim_proj(w, args, na, i));
         mim_ptrmap_put(&rv->top, leaf, mim_proj(w, rv->x, na, i));
-        if (is_ptr(T)) mim_ptrmap_put(&rv->topsh, leaf, mim_proj(w, rv->sx, na, i));
+        if (is_ptr(T)) { /* an inactive pointer's shadow is ⊥: the mem normalizers drop its updates */
+            MimDef *sh = i < 64 && (rv->inactive >> i & 1) ? mim_bot(w, T) : mim_proj(w, rv->sx, na, i);
+            mim_ptrmap_put(&rv->topsh, leaf, sh);
+        }
         if (is_mem(T)) mim_ptrmap_put(&rv->topm, leaf, leaf);
         if (is_mem(T) && rv->mpos == na) rv->mpos = i;
         if (is_float(T)) {
@@ -1588,7 +1592,7 @@ static MimDef *build(Rev *rv) {
     MimDef *T = mim_fn(w, Dom, Cod);
     char name[160];
     MimSym fname = mim_def_name(rv->f);
-    snprintf(name, sizeof name, "%s_vjp", fname ? fname : "f");
+    snprintf(name, sizeof name, rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
     MimDef *fv = mim_mut_lam(w, T);
     if (!fv) return NULL;
     mim_def_set_name(fv, mim_world_sym(w, name));
@@ -1664,7 +1668,7 @@ static MimDef *build(Rev *rv) {
     return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
 }
 
-static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f) {
+static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive) {
     MimWorld *w = mim_pass_world(p);
     MimDef *known = mim_ptrmap_get(memo, f);
     MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
@@ -1677,7 +1681,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
         }
         return known == f ? NULL : known;
     }
-    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f};
+    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive};
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
     if (!autodiff_fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
@@ -1697,9 +1701,14 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
 }
 
 static MimDef *vjp_of(Rev *parent, MimDef *h) {
-    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h);
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0);
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0);
+}
+
+MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f,
+                              uint64_t inactive) {
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive);
 }

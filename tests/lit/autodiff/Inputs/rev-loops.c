@@ -11,6 +11,7 @@ double rtri(double *, double *, double *, double *, long), vtri(double *, double
 double rtri2(double *, double *, double *, double *, long), vtri2(double *, double *, long);
 double rstride(double *, double *, long), vstride(double *, long);
 double rtw(double *, double *, double *, double *, long), vtw(double *, double *, long);
+double rtwc(double *, double *, double *, long), rtwc2(double *, double *, double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -83,6 +84,15 @@ static void run(long n) {
     free(tt);
     if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL tw value\n");
     check("tw", 2 * n, g, want, v, (vtw(ap, bp, n) - vtw(am, bm, n)) / (2 * h));
+    /* tw with b inactive (⊥ shadow): a's gradient only, into a zeroed g */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtwc(a, g, b, n);
+    if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc value\n");
+    check("twc", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtwc2(a, g, b, n);
+    if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc2 value\n");
+    check("twc2", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
     free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
 }
 
