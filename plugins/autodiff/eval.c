@@ -467,7 +467,7 @@ struct Eval {
 typedef struct VjpSpec {
     MimDef *fv, *spec;
     uint64_t inactive;
-    MimPtrMap memo;
+    MimPtrMap memo, copies; /* its own: a forward copy shared with another vjp breaks closure conversion */
 } VjpSpec;
 
 /* T is a float type or has a float component. */
@@ -583,7 +583,7 @@ static MimDef *vjp_call(Eval *ev, MimDef *def) {
         ev->specs = mim_xrealloc(ev->specs, (ev->nspecs + 1) * sizeof *ev->specs);
         sp = &ev->specs[ev->nspecs++];
         *sp = (VjpSpec){.fv = fv, .inactive = inactive};
-        sp->spec = autodiff_vjp_inactive(&ev->base, &sp->memo, &ev->copies, &ev->realloc_decl, f, inactive);
+        sp->spec = autodiff_vjp_inactive(&ev->base, &sp->memo, &sp->copies, &ev->realloc_decl, f, inactive);
     }
     return sp->spec ? mim_app(w, sp->spec, mim_app_arg(def)) : NULL;
 }
@@ -621,7 +621,7 @@ static void eval_fini(MimPass *p) {
     mim_ptrmap_free(&((Eval *)p)->jvps);
     mim_ptrmap_free(&((Eval *)p)->vjps);
     mim_ptrmap_free(&((Eval *)p)->copies);
-    for (size_t i = 0; i < ((Eval *)p)->nspecs; ++i) mim_ptrmap_free(&((Eval *)p)->specs[i].memo);
+    for (size_t i = 0; i < ((Eval *)p)->nspecs; ++i) mim_ptrmap_free(&((Eval *)p)->specs[i].memo), mim_ptrmap_free(&((Eval *)p)->specs[i].copies);
     free(((Eval *)p)->specs);
 }
 

@@ -29,7 +29,8 @@
  *   per iteration: the loop's exit pushes one, and the backward sweep runs
  *   the body's reverse with the counter counting down (build_lr_bwd);
  * - a nested function without pointer arguments becomes blocks of f at
- *   each of its call sites (inline_once; up to INL_SITES sites); any other
+ *   its call site if called once, at each of its call sites (up to
+ *   INL_SITES) if it has no loop (inline_once); any other
  *   call `h (args, k)` runs as a copy of h in the forward sweep, and the
  *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
  *   tape: a checkpoint, so the tape holds one call's records); a function
@@ -1464,6 +1465,39 @@ static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
 
 /* h can become blocks of f: a nested function with a body and no pointer
  * argument (pointer arguments need shadows: h keeps its vjp) */
+/* The blocks reachable from e (not entering functions) form no cycle: DFS
+ * over the continuations, state 1 on the path, 2 done. */
+static bool acyclic(Rev *rv, MimDef *e, MimPtrMap *state) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_def_node(e) == MIM_VAR) return true;
+    uintptr_t st = (uintptr_t)mim_ptrmap_get(state, e);
+    if (st) return st == 2;
+    bool blk = mim_def_node(e) == MIM_LAM && mim_def_is_mut(e);
+    if (blk && (is_function(w, e) || !autodiff_is_cn(w, mim_def_type(e)) || !mim_lam_body(e))) return true;
+    if (!blk && mim_def_is_mut(e)) return true;
+    mim_ptrmap_put(state, e, (void *)1);
+    bool ok = true;
+    if (blk) ok = acyclic(rv, mim_lam_body(e), state);
+    for (size_t i = 0, n = blk ? 0 : mim_def_num_ops(e); ok && i < n; ++i) ok = acyclic(rv, mim_def_op(e, i), state);
+    mim_ptrmap_put(state, e, (void *)2);
+    return ok;
+}
+
+/* h has no loop: inlined at several call sites, it adds a bounded number of
+ * records per call. A function with loops called from several places stays
+ * a checkpoint: inlined, its loops' records all stay on f's tape until the
+ * backward sweep (GMM's beta: 104 bytes per row, a 27 MB tape at d = 10,
+ * k = 25, n = 1000, whose page faults cost more than the forward run that
+ * the checkpoint repeats on a small tape of its own). */
+static bool loop_free(Rev *rv, MimDef *h) {
+    MimPtrMap state = {0};
+    mim_ptrmap_put(&state, h, (void *)1);
+    bool ok = acyclic(rv, mim_lam_body(h), &state);
+    mim_ptrmap_free(&state);
+    return ok;
+}
+
 static bool inlinable(Rev *rv, MimDef *h) {
     MimWorld *w = rv->w;
     MimDef *A, *R;
@@ -1475,14 +1509,13 @@ static bool inlinable(Rev *rv, MimDef *h) {
 }
 
 /* A nested function h called from f (e.g. a function written for
- * structure, or a helper called per point and component) becomes blocks
- * of f at each call site: its body with its return continuation replaced
- * by the call's, so that its loops are taped in f's sweep instead of being
- * run forward twice (once more by h_vjp in the backward sweep: a
- * checkpoint). Each call site gets its own copy of h's blocks (the copies
- * of h's counted loops stay counted loops); a function called from more
- * than INL_SITES places, recursion (a function already inlined), or more
- * than INL_BLOCKS blocks keep h_vjp. */
+ * structure) becomes blocks of f: its body with its return continuation
+ * replaced by the call's, so that it is taped in f's sweep instead of
+ * being run forward twice (once more by h_vjp in the backward sweep: a
+ * checkpoint). A function called once is inlined; one without loops at up
+ * to INL_SITES call sites, each with its own copy of h's blocks (see
+ * loop_free); recursion (a function already inlined) and more than
+ * INL_BLOCKS blocks keep h_vjp. */
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     for (bool again = true; again;) {
@@ -1503,7 +1536,7 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
         bool ok = true;
         for (size_t j = 0; ok && j < calls.n; ++j) {
             MimDef *body = calls.d[j], *h = mim_resolve(w, mim_app_callee(body));
-            if ((uintptr_t)mim_ptrmap_get(&count, h) > INL_SITES || rv->blk.n > INL_BLOCKS || !inlinable(rv, h)) continue;
+            if ((uintptr_t)mim_ptrmap_get(&count, h) > 1 + (loop_free(rv, h) ? INL_SITES - 1 : 0) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h)) continue;
             ok = inline_site(rv, h, body, seen);
             again = true;
         }

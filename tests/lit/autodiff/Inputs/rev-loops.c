@@ -12,6 +12,7 @@ double rtri2(double *, double *, double *, double *, long), vtri2(double *, doub
 double rstride(double *, double *, long), vstride(double *, long);
 double rtw(double *, double *, double *, double *, long), vtw(double *, double *, long);
 double rtwc(double *, double *, double *, long), rtwc2(double *, double *, double *, long);
+double rtl(double *, double *, double *, double *, long), vtl(double *, double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -93,6 +94,13 @@ static void run(long n) {
     r = rtwc2(a, g, b, n);
     if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc2 value\n");
     check("twc2", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    /* tl: ∂a_k = 2 a_k b_k² (+ b_0 for k = 0), ∂b_k = 2 a_k² b_k (+ a_0) */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtl(a, g, b, g + n, n);
+    for (long k = 0; k < n; ++k) want[k] = 2 * a[k] * b[k] * b[k], want[n + k] = 2 * a[k] * a[k] * b[k];
+    if (n > 0) want[0] += b[0], want[n] += a[0];
+    if (rel(r, vtl(a, b, n)) > 1e-12) printf("FAIL tl value\n");
+    check("tl", 2 * n, g, want, v, (vtl(ap, bp, n) - vtl(am, bm, n)) / (2 * h));
     free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
 }
 
