@@ -120,7 +120,7 @@ double gmm_obj(double *, double *, double *, double *, double *, long, long, lon
 double gmm_jvp(double *, double *, double *, double *, double *, double *, double *, double *, double *,
                double *, long, long, long);
 /* gmm.mim, reverse mode: the objective; the gradient is added into the
- * shadows of α, μ, q, l (and x) */
+ * shadows of α, μ, q, l (x is inactive: the shadow passed for it is unused) */
 double gmm_vjp(double *, double *, double *, double *, double *, double *, double *, double *, double *,
                double *, long, long, long);
 

@@ -42,6 +42,12 @@ MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
  * functions, realloc_decl[0] and [1] the declarations of C's realloc and
  * calloc (NULL at first). */
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f);
+/* f_vjp for a call passing ⊥ as the shadows of the pointer arguments in
+ * the bit set inactive (bit i: component i of f's arguments): their
+ * adjoints are not computed (Enzyme's constant arguments); memo is this
+ * specialization's own. */
+MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f,
+                              uint64_t inactive);
 /* autodiff_eval (§5.1, eval.c) */
 extern const MimPassClass autodiff_eval_class;
 

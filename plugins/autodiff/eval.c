@@ -459,7 +459,16 @@ struct Eval {
     MimPtrMap vjps;   /* reverse mode over memory: f ↦ f_vjp, or f if it failed */
     MimPtrMap copies; /* nested functions ↦ their copies for vjp's forward sweeps */
     MimDef *realloc_decl[2]; /* C's realloc and calloc, declared when a vjp needs them */
+    struct VjpSpec *specs; /* f_vjp specialized for calls with inactive pointer arguments */
+    size_t nspecs;
 };
+
+/* f_vjp specialized for the set inactive; memo: its nested functions' vjps */
+typedef struct VjpSpec {
+    MimDef *fv, *spec;
+    uint64_t inactive;
+    MimPtrMap memo, copies; /* its own: a forward copy shared with another vjp breaks closure conversion */
+} VjpSpec;
 
 /* T is a float type or has a float component. */
 static bool has_float(MimWorld *w, MimDef *T) {
@@ -544,8 +553,45 @@ out:
     return res;
 }
 
+/* A call f_vjp ((x, sx, ȳ), k) passing ⊥ as the shadow of pointer
+ * arguments (they are inactive, like Enzyme's constant arguments): the
+ * call of f_vjp specialized for them (memoized on f_vjp and the set), or
+ * NULL to keep def. */
+static MimDef *vjp_call(Eval *ev, MimDef *def) {
+    MimWorld *w = mim_pass_world(&ev->base);
+    if (mim_def_node(def) != MIM_APP) return NULL;
+    MimDef *fv = mim_resolve(w, mim_app_callee(def)), *f = NULL;
+    for (size_t i = 0; fv && !f && i < ev->vjps.cap; ++i)
+        if (ev->vjps.slots[i].key && ev->vjps.slots[i].val == fv && ev->vjps.slots[i].key != (void *)fv) f = (MimDef *)ev->vjps.slots[i].key;
+    MimDef *A, *R;
+    size_t n;
+    if (!f || !autodiff_fn_parts(w, mim_def_type(f), &A, &R, &n)) return NULL;
+    A = mim_resolve(w, A);
+    size_t na = A && mim_def_node(A) == MIM_SIGMA ? mim_def_num_ops(A) : 1;
+    MimDef *in = mim_proj(w, mim_app_arg(def), 2, 0);
+    MimDef *sx = mim_proj(w, in, 3, 1);
+    uint64_t inactive = 0;
+    for (size_t i = 0; i < na && i < 64; ++i) {
+        MimDef *T = na == 1 ? A : mim_def_op(A, i), *si = mim_resolve(w, na == 1 ? sx : mim_proj(w, sx, na, i));
+        if (mim_match(T, MIM_mem_Ptr) && si && mim_def_node(si) == MIM_BOT) inactive |= (uint64_t)1 << i;
+    }
+    if (!inactive) return NULL;
+    VjpSpec *sp = NULL;
+    for (size_t i = 0; !sp && i < ev->nspecs; ++i)
+        if (ev->specs[i].fv == fv && ev->specs[i].inactive == inactive) sp = &ev->specs[i];
+    if (!sp) {
+        ev->specs = mim_xrealloc(ev->specs, (ev->nspecs + 1) * sizeof *ev->specs);
+        sp = &ev->specs[ev->nspecs++];
+        *sp = (VjpSpec){.fv = fv, .inactive = inactive};
+        sp->spec = autodiff_vjp_inactive(&ev->base, &sp->memo, &sp->copies, ev->realloc_decl, f, inactive);
+    }
+    return sp->spec ? mim_app(w, sp->spec, mim_app_arg(def)) : NULL;
+}
+
 static MimDef *eval_rewrite(MimPass *p, MimDef *def) {
     Eval *ev = (Eval *)p;
+    MimDef *spec = vjp_call(ev, def);
+    if (spec) return spec;
     MimDef *fj = mim_match(def, MIM_autodiff_jvp);
     if (fj) {
         MimDef *f = mim_resolve(mim_pass_world(p), mim_app_nth_arg(fj, 2));
@@ -575,6 +621,8 @@ static void eval_fini(MimPass *p) {
     mim_ptrmap_free(&((Eval *)p)->jvps);
     mim_ptrmap_free(&((Eval *)p)->vjps);
     mim_ptrmap_free(&((Eval *)p)->copies);
+    for (size_t i = 0; i < ((Eval *)p)->nspecs; ++i) mim_ptrmap_free(&((Eval *)p)->specs[i].memo), mim_ptrmap_free(&((Eval *)p)->specs[i].copies);
+    free(((Eval *)p)->specs);
 }
 
 const MimPassClass autodiff_eval_class = {

@@ -28,9 +28,10 @@
  *   start, the reverse reading nothing else of the loop) pushes no record
  *   per iteration: the loop's exit pushes one, and the backward sweep runs
  *   the body's reverse with the counter counting down (build_lr_bwd);
- * - a nested function called from one place (without pointer arguments)
- *   becomes blocks of f (inline_once); one called from several places,
- *   `h (args, k)`, runs as a copy of h in the forward sweep, and the
+ * - a nested function without pointer arguments becomes blocks of f at
+ *   its call site if called once, at each of its call sites (up to
+ *   INL_SITES) if it has no loop (inline_once); any other
+ *   call `h (args, k)` runs as a copy of h in the forward sweep, and the
  *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
  *   tape: a checkpoint, so the tape holds one call's records); a function
  *   whose body is a tail call (an η-wrapper) is the callee's vjp.
@@ -47,6 +48,10 @@
 #include <string.h>
 
 enum { CAP0 = 8192 }; /* the tape's first size, in words (64 KiB: below malloc's mmap threshold) */
+/* a nested function's (a checkpoint, run per call of its caller): 1 KiB,
+ * which glibc's malloc serves from its per-thread cache (with 64 KiB,
+ * malloc and free took ~500 instructions per call, 8 % of GMM's gradient) */
+enum { CAP0_NESTED = 120 };
 
 typedef struct Rev Rev;
 typedef struct {
@@ -100,12 +105,14 @@ struct Rev {
     MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
     MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
+    MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
     bool failed;
     struct VjpMem *vm; /* f writes or allocates memory (see "writes" below), else NULL */
     MimPtrMap proot;   /* a pointer parameter of a block ↦ the buffer every jump passes a pointer into (vm_ptr_param) */
+    uint64_t inactive; /* pointer arguments without shadow (bit i: component i of A) */
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
@@ -947,6 +954,13 @@ static bool seed_jump(Adj *ad, long k, MimDef *a) {
 
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
 
+/* bwd_next_B (state): where the backward sweep goes after popping block
+ * b's record (or its counted loop's); its body is set by link_next */
+static MimDef *next_of(Rev *rv, long b) {
+    if (!rv->nxt[b]) rv->nxt[b] = named(rv->w, mim_cn(rv->w, rv->BS), "bwd_next_", rv->blk.d[b]);
+    return rv->nxt[b];
+}
+
 /* The reverse of block b, built into lam (state S): seeds from its
  * terminator, then the propagation; returns false after an error. */
 static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
@@ -1082,7 +1096,8 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             free(ops);
         } else {
             MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
-            end = mim_app(w, rv->loop, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc));
+            MimDef *nx = next_of(rv, b);
+            end = nx ? mim_app(w, nx, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc)) : NULL;
         }
         ok = set_body(w, lam, end);
     }
@@ -1278,7 +1293,8 @@ static int build_lr_bwd(Rev *rv, long b) {
     ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, n + 1));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
-    if (!set_body(w, done, mim_app(w, rv->loop, popped))) goto fail;
+    MimDef *nx = next_of(rv, b);
+    if (!nx || !set_body(w, done, mim_app(w, nx, popped))) goto fail;
     MimDef *cond = icmp(w, MIM_core_icmp_sg, s, rv->lr_s0[b]);
     MimDef *br[2] = {done, more};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), cond);
@@ -1349,10 +1365,18 @@ static bool build_loop(Rev *rv) {
             MimDef *sm = mim_proj(w, S, ns, S_M);
             MimDef *stp = mim_proj(w, S, ns, S_TP);
             MimDef *id = tape_load(rv, sm, stp, p);
+            /* a power-of-two number of targets (the rest never taken):
+             * the conversion of the word to an index is a mask, not a
+             * remainder */
+            size_t np = 2;
+            while (np < nb - 1) np *= 2;
+            MimDef **ts = mim_xcalloc(np, sizeof *ts);
+            for (size_t j = 0; j < np; ++j) ts[j] = rv->bwd[j + 1 < nb ? j + 1 : 1];
             MimDef *from = mim_lit_nat(w, 0);
-            MimDef *to = mim_lit_nat(w, nb - 1);
+            MimDef *to = mim_lit_nat(w, np);
             MimDef *idx = conv_u(w, from, to, id);
-            target = mim_extract(w, mim_tuple(w, rv->bwd + 1, nb - 1), idx);
+            target = mim_extract(w, mim_tuple(w, ts, np), idx);
+            free(ts);
         }
         if (!set_body(w, more, mim_app(w, target, S2))) return false;
     } else if (!set_body(w, more, mim_app(w, done, mim_unit(w)))) {
@@ -1362,6 +1386,83 @@ static bool build_loop(Rev *rv) {
     MimDef *br[2] = {more, done};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
     return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
+}
+
+/* ---- direct backward jumps ------------------------------------------------------------- */
+
+enum { TOP_NONE = 0, TOP_MANY = -1, TOP_EMPTY = -2 };
+
+/* joins v (a record's block, TOP_EMPTY or TOP_MANY) into *at */
+static bool join_top(long *at, long v) {
+    if (v == TOP_NONE || *at == v || *at == TOP_MANY) return false;
+    *at = *at == TOP_NONE ? v : TOP_MANY;
+    return true;
+}
+
+/* The record on top of the tape when the forward sweep enters each block
+ * (top[y]: a block whose record it is, TOP_EMPTY, or TOP_MANY when it
+ * depends on the path): a block pushing a record passes its own on; a
+ * block without one passes on what it found; a counted loop's header
+ * passes the loop's record to the exit. */
+static void tape_tops(Rev *rv, long *top) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n;
+    top[0] = TOP_EMPTY;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t x = 0; x < nb; ++x) {
+            MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a;
+            if (!body || mim_def_node(body) != MIM_APP) continue;
+            target(rv, body, &g, &a);
+            bool pushes = x > 0 && !rv->trivial[x] && !rv->lr_h[x];
+            long out = pushes ? (long)x : top[x], lb = x > 0 ? rv->lr_b[x] : 0;
+            MimDef *succ[2] = {NULL, NULL}, *tup = NULL;
+            if (block_of(rv, g) > 0) {
+                succ[0] = g;
+            } else if (mim_def_node(g) == MIM_EXTRACT) {
+                tup = mim_resolve(w, mim_def_op(g, 0));
+            } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) { /* a checkpointed call: its continuation */
+                MimDef *args, *k;
+                size_t n;
+                if (split_call(rv, g, a, &args, &k, &n)) succ[0] = k;
+            }
+            size_t ns = tup && mim_def_node(tup) == MIM_TUPLE ? mim_def_num_ops(tup) : 1;
+            for (size_t i = 0; i < ns; ++i) {
+                long y = block_of(rv, tup ? mim_resolve(w, mim_def_op(tup, i)) : succ[0]);
+                if (y <= 0) continue;
+                bool exit = lb && rv->lr_h[lb] == (long)x && y == rv->lr_e[lb];
+                changed |= join_top(&top[y], exit ? lb : out);
+            }
+        }
+    }
+}
+
+/* bwd_next_B: straight to the reverse of the record below B's (or below
+ * its counted loop's) when that record is always the same block's, else
+ * through bwd_loop's dispatch */
+static bool link_next(Rev *rv) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
+    long *top = mim_xcalloc(nb, sizeof *top);
+    tape_tops(rv, top);
+    bool ok = true;
+    for (size_t b = 1; ok && b < nb; ++b) {
+        MimDef *nx = rv->nxt[b];
+        if (!nx) continue;
+        long x = top[rv->lr_h[b] ? rv->lr_h[b] : (long)b];
+        MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
+        if (x > 0) { /* x's reverse, its block number popped */
+            MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+            for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
+            ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+            arg = mim_tuple(w, ops, ns);
+            free(ops);
+            to = rv->bwd[x];
+        }
+        ok = set_body(w, nx, mim_app(w, to, arg));
+    }
+    free(top);
+    return ok;
 }
 
 /* ---- f_vjp ------------------------------------------------------------------------------ */
@@ -1380,17 +1481,95 @@ static MimDef *copy_fn(Rev *rv, MimDef *h) {
     return r;
 }
 
-/* A nested function h called from one place of f (e.g. a function
- * written for structure) becomes a block of f: its body with its return
- * continuation replaced by the call's, so that its loops are taped in f's
- * sweep instead of being redone by h_vjp in the backward sweep. Functions
- * called from several places keep their own vjp (a checkpoint: its tape
- * lives for one call). */
+enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f */
+
+/* The call body (a block's terminator h (args, k)) becomes a jump to a new
+ * block inl_h: h's body with its return continuation replaced by k (every
+ * block of h is copied for this call site); false on an error. */
+static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    MimDef *args, *k, *A, *R;
+    size_t n;
+    if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n))
+        return true;
+    MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
+    if (!hb) return false;
+    MimDef *v = mim_var(w, hb), *arg;
+    if (n) {
+        MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
+        for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+        ops[n] = k;
+        arg = mim_tuple(w, ops, n + 1);
+        free(ops);
+    } else {
+        arg = mim_pair(w, v, k);
+    }
+    MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
+    if (!set_body(w, hb, hbody)) return false;
+    mim_ptrmap_put(&rv->inl, body, hb);
+    collect(rv, hb, seen);
+    return true;
+}
+
+/* h can become blocks of f: a nested function with a body and no pointer
+ * argument (pointer arguments need shadows: h keeps its vjp) */
+/* The blocks reachable from e (not entering functions) form no cycle: DFS
+ * over the continuations, state 1 on the path, 2 done. */
+static bool acyclic(Rev *rv, MimDef *e, MimPtrMap *state) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_def_node(e) == MIM_VAR) return true;
+    uintptr_t st = (uintptr_t)mim_ptrmap_get(state, e);
+    if (st) return st == 2;
+    bool blk = mim_def_node(e) == MIM_LAM && mim_def_is_mut(e);
+    if (blk && (is_function(w, e) || !autodiff_is_cn(w, mim_def_type(e)) || !mim_lam_body(e))) return true;
+    if (!blk && mim_def_is_mut(e)) return true;
+    mim_ptrmap_put(state, e, (void *)1);
+    bool ok = true;
+    if (blk) ok = acyclic(rv, mim_lam_body(e), state);
+    for (size_t i = 0, n = blk ? 0 : mim_def_num_ops(e); ok && i < n; ++i) ok = acyclic(rv, mim_def_op(e, i), state);
+    mim_ptrmap_put(state, e, (void *)2);
+    return ok;
+}
+
+/* h has no loop: inlined at several call sites, it adds a bounded number of
+ * records per call. A function with loops called from several places stays
+ * a checkpoint: inlined, its loops' records all stay on f's tape until the
+ * backward sweep (GMM's beta: 104 bytes per row, a 27 MB tape at d = 10,
+ * k = 25, n = 1000, whose page faults cost more than the forward run that
+ * the checkpoint repeats on a small tape of its own). */
+static bool loop_free(Rev *rv, MimDef *h) {
+    MimPtrMap state = {0};
+    mim_ptrmap_put(&state, h, (void *)1);
+    bool ok = acyclic(rv, mim_lam_body(h), &state);
+    mim_ptrmap_free(&state);
+    return ok;
+}
+
+static bool inlinable(Rev *rv, MimDef *h) {
+    MimWorld *w = rv->w;
+    MimDef *A, *R;
+    size_t n;
+    if (!mim_lam_body(h) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n)) return false;
+    for (size_t j = 0, na = arity(w, A); j < na; ++j)
+        if (is_ptr(comp_type(w, A, j))) return false;
+    return true;
+}
+
+/* A nested function h called from f (e.g. a function written for
+ * structure) becomes blocks of f: its body with its return continuation
+ * replaced by the call's, so that it is taped in f's sweep instead of
+ * being run forward twice (once more by h_vjp in the backward sweep: a
+ * checkpoint). A function called once is inlined; one without loops at up
+ * to INL_SITES call sites, each with its own copy of h's blocks (see
+ * loop_free); recursion (a function already inlined) and more than
+ * INL_BLOCKS blocks keep h_vjp. */
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     for (bool again = true; again;) {
         again = false;
-        MimPtrMap count = {0}, site = {0};
+        MimPtrMap count = {0};
+        Vec calls = {0}; /* the call bodies, in block order (deterministic) */
         for (size_t b = 0; b < rv->blk.n; ++b) {
             MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b]));
             if (!body || mim_def_node(body) != MIM_APP) continue;
@@ -1400,38 +1579,22 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
                 continue;
             uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
             mim_ptrmap_put(&count, g, (void *)(c + 1));
-            mim_ptrmap_put(&site, g, body);
+            vpush(&calls, body);
         }
-        for (size_t i = 0; i < count.cap; ++i) {
-            MimDef *h = (MimDef *)count.slots[i].key;
-            if (!h || (uintptr_t)count.slots[i].val != 1 || !mim_lam_body(h)) continue;
-            MimDef *body = mim_ptrmap_get(&site, h), *args, *k, *A, *R;
-            size_t n;
-            if (!split_call(rv, h, mim_app_arg(body), &args, &k, &n) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n))
-                continue;
-            bool ptr = false; /* pointer arguments need shadows: h keeps its vjp */
-            for (size_t j = 0, na = arity(w, A); j < na; ++j) ptr |= is_ptr(comp_type(w, A, j));
-            if (ptr) continue;
-            MimDef *hb = named(w, mim_cn(w, A), "inl_", h);
-            if (!hb) return false;
-            MimDef *v = mim_var(w, hb), *arg;
-            if (n) {
-                MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
-                for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
-                ops[n] = k;
-                arg = mim_tuple(w, ops, n + 1);
-                free(ops);
-            } else {
-                arg = mim_pair(w, v, k);
-            }
-            MimDef *hbody = mim_subst(w, mim_lam_body(h), h, arg);
-            if (!set_body(w, hb, hbody)) return false;
-            mim_ptrmap_put(&rv->inl, body, hb);
-            mim_ptrmap_put(&rv->inlh, h, h);
-            collect(rv, hb, seen);
+        bool ok = true;
+        for (size_t j = 0; ok && j < calls.n; ++j) {
+            MimDef *body = calls.d[j], *h = mim_resolve(w, mim_app_callee(body));
+            if ((uintptr_t)mim_ptrmap_get(&count, h) > 1 + (loop_free(rv, h) ? INL_SITES - 1 : 0) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h)) continue;
+            ok = inline_site(rv, h, body, seen);
             again = true;
         }
-        mim_ptrmap_free(&count), mim_ptrmap_free(&site);
+        for (size_t j = 0; j < calls.n; ++j) { /* all sites of h in one round: h's own calls of h stay calls */
+            MimDef *h = mim_resolve(w, mim_app_callee(calls.d[j]));
+            if (mim_ptrmap_has(&rv->inl, calls.d[j])) mim_ptrmap_put(&rv->inlh, h, h);
+        }
+        mim_ptrmap_free(&count);
+        free(calls.d);
+        if (!ok) return false;
     }
     return true;
 }
@@ -1464,7 +1627,10 @@ static bool setup(Rev *rv, MimDef *fv) {
     for (size_t i = 0; i < na; ++i) {
         MimDef *T = comp_type(w, rv->A, i), *leaf = mim_resolve(w, mim_proj(w, args, na, i));
         mim_ptrmap_put(&rv->top, leaf, mim_proj(w, rv->x, na, i));
-        if (is_ptr(T)) mim_ptrmap_put(&rv->topsh, leaf, mim_proj(w, rv->sx, na, i));
+        if (is_ptr(T)) { /* an inactive pointer's shadow is ⊥: the mem normalizers drop its updates */
+            MimDef *sh = i < 64 && (rv->inactive >> i & 1) ? mim_bot(w, T) : mim_proj(w, rv->sx, na, i);
+            mim_ptrmap_put(&rv->topsh, leaf, sh);
+        }
         if (is_mem(T)) mim_ptrmap_put(&rv->topm, leaf, leaf);
         if (is_mem(T) && rv->mpos == na) rv->mpos = i;
         if (is_float(T)) {
@@ -1507,7 +1673,7 @@ static MimDef *build(Rev *rv) {
     MimDef *T = mim_fn(w, Dom, Cod);
     char name[160];
     MimSym fname = mim_def_name(rv->f);
-    snprintf(name, sizeof name, "%s_vjp", fname ? fname : "f");
+    snprintf(name, sizeof name, rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
     MimDef *fv = mim_mut_lam(w, T);
     if (!fv) return NULL;
     mim_def_set_name(fv, mim_world_sym(w, name));
@@ -1522,6 +1688,7 @@ static MimDef *build(Rev *rv) {
     rv->lr_h = mim_xcalloc(nb, sizeof *rv->lr_h), rv->lr_e = mim_xcalloc(nb, sizeof *rv->lr_e);
     rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
+    rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
     rv->I64 = mim_type_int(w, 64);
     rv->M = annex(w, MIM_mem_M);
     rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
@@ -1563,7 +1730,7 @@ static MimDef *build(Rev *rv) {
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
-    if (!build_loop(rv)) return NULL;
+    if (!build_loop(rv) || !link_next(rv)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
@@ -1572,11 +1739,12 @@ static MimDef *build(Rev *rv) {
     size_t na = arity(w, rv->A);
     MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
     MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
-    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
+    uint64_t cap = rv->parent ? CAP0_NESTED : CAP0;
+    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, cap * 8)));
     Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mim_proj(w, r, 2, 0)};
     MimDef *tp0 = mim_proj(w, r, 2, 1);
     MimDef *pos0 = i64(rv, 0);
-    MimDef *cap0 = i64(rv, CAP0);
+    MimDef *cap0 = i64(rv, cap);
     if (rv->vm) { /* the shadows' allocation, then block 0 by the builder the sweeps share */
         MimDef *b0 = vm_fwd0(rv, r, tp0, pos0, cap0);
         return b0 && !rv->failed && mim_lam_set(w, fv, mim_lit_bool(w, false), b0) ? fv : NULL;
@@ -1587,7 +1755,7 @@ static MimDef *build(Rev *rv) {
     return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
 }
 
-static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f) {
+static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive) {
     MimWorld *w = mim_pass_world(p);
     MimDef *known = mim_ptrmap_get(memo, f);
     MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
@@ -1600,7 +1768,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
         }
         return known == f ? NULL : known;
     }
-    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f};
+    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive};
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
     if (!autodiff_fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
@@ -1612,7 +1780,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, f, f);
         if (parent) parent->failed = true;
@@ -1621,11 +1789,16 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
 }
 
 static MimDef *vjp_of(Rev *parent, MimDef *h) {
-    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h);
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0);
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0);
+}
+
+MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f,
+                              uint64_t inactive) {
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive);
 }
 
 /* ---- writes: stores, allocations, frees ------------------------------------------------ */

@@ -48,6 +48,7 @@ static bool is_undefined_value(MimWorld *w, MimDef *v) {
 MimDef *normalize_lea(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
     MimDef *ptr = mim_proj(w, arg, 2, 0);
     if (!ptr) return NULL;
+    if (is_bot(w, ptr)) return mim_bot(w, type); /* an offset into nothing (docs/decisions.md) */
     MimDef *T = pointee(w, mim_resolve(w, mim_def_type(ptr)));
     uint64_t n;
     if (T && mim_literal_arity(w, T, &n) && n == 1) return ptr;

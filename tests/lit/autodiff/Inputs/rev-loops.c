@@ -10,6 +10,9 @@ double rshift(double *, double *, long), vshift(double *, long);
 double rtri(double *, double *, double *, double *, long), vtri(double *, double *, long);
 double rtri2(double *, double *, double *, double *, long), vtri2(double *, double *, long);
 double rstride(double *, double *, long), vstride(double *, long);
+double rtw(double *, double *, double *, double *, long), vtw(double *, double *, long);
+double rtwc(double *, double *, double *, long), rtwc2(double *, double *, double *, long);
+double rtl(double *, double *, double *, double *, long), vtl(double *, double *, long);
 
 static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -69,6 +72,35 @@ static void run(long n) {
     for (long i = 0; i < m; ++i) want[2 * i] = 2 * a[2 * i];
     if (rel(r, vstride(a, m)) > 1e-12) printf("FAIL stride value\n");
     check("stride", n, g, want, va, (vstride(ap, m) - vstride(am, m)) / (2 * h));
+    /* tw: with t_r = Σ_{s<r} a_s b_s and T_k = Σ_{k<r<n} 2 t_r,
+     * ∂a_k = b_k (a_0 + T_k) (+ t_n for k = 0), ∂b_k = a_k (a_0 + T_k) */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtw(a, g, b, g + n, n);
+    double *tt = malloc((size_t)(n + 1) * sizeof *tt);
+    t = 0;
+    for (long k = 0; k < n; ++k) tt[k] = t, t += a[k] * b[k];
+    tail = 0;
+    for (long k = n - 1; k >= 0; --k) want[k] = b[k] * (a[0] + tail), want[n + k] = a[k] * (a[0] + tail), tail += 2 * tt[k];
+    if (n > 0) want[0] += t;
+    free(tt);
+    if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL tw value\n");
+    check("tw", 2 * n, g, want, v, (vtw(ap, bp, n) - vtw(am, bm, n)) / (2 * h));
+    /* tw with b inactive (⊥ shadow): a's gradient only, into a zeroed g */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtwc(a, g, b, n);
+    if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc value\n");
+    check("twc", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtwc2(a, g, b, n);
+    if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc2 value\n");
+    check("twc2", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    /* tl: ∂a_k = 2 a_k b_k² (+ b_0 for k = 0), ∂b_k = 2 a_k² b_k (+ a_0) */
+    for (long i = 0; i < 2 * n; ++i) g[i] = 0;
+    r = rtl(a, g, b, g + n, n);
+    for (long k = 0; k < n; ++k) want[k] = 2 * a[k] * b[k] * b[k], want[n + k] = 2 * a[k] * a[k] * b[k];
+    if (n > 0) want[0] += b[0], want[n] += a[0];
+    if (rel(r, vtl(a, b, n)) > 1e-12) printf("FAIL tl value\n");
+    check("tl", 2 * n, g, want, v, (vtl(ap, bp, n) - vtl(am, bm, n)) / (2 * h));
     free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
 }
 

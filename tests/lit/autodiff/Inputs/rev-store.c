@@ -15,6 +15,7 @@ double rsmloss(double *, double *, double *, double *, long), vsmloss(double *, 
 double rmlp(double *, double *, double *, double *, double *, double *, double *, double *, long, long, long);
 double vmlp(double *, double *, double *, double *, long, long, long);
 double rcell(double *, double *), vcell(double *);
+double rtwice(double *, double *), vtwice(double *);
 double rprefix(double *, double *, long), vprefix(double *, long), rprefix2(double *, double *, long);
 double rstk(double *, double *), vstk(double *);
 double rfillc(double *, double *, double, long), vfillc(double *, double, long);
@@ -130,6 +131,20 @@ static void cell(void) {
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
     double fp = vcell(p), fm = vcell(m);
     check("cell", 2, g, want, va, (fp - fm) / (2 * h));
+}
+
+/* u = a0²; a0 ← u; r = a0² = a0⁴ (a nested function called twice) */
+static void twice(void) {
+    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2];
+    double c[2], p[2], m[2];
+    memcpy(c, a, sizeof c);
+    double r = rtwice(c, g);
+    memcpy(c, a, sizeof c);
+    value("twice", r, vtwice(c));
+    want[0] = 4 * a[0] * a[0] * a[0], want[1] = 0;
+    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
+    double fp = vtwice(p), fm = vtwice(m);
+    check("twice", 2, g, want, va, (fp - fm) / (2 * h));
 }
 
 /* prefix products P_i = Π_{k ≤ i} a_k in place, r = Σ P_i:
@@ -276,6 +291,7 @@ int main(void) {
     for (int i = 1; i < 4; ++i) smloss(lens[i]);
     mlp(3, 4, 2), mlp(1, 1, 1), mlp(10, 8, 3);
     cell();
+    twice();
     stk();
     for (int i = 0; i < 4; ++i) fillc(lens[i]);
     fillc(200000);
