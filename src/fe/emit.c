@@ -204,7 +204,8 @@ static bool emit_rec_body(Emitter *e, MimAstDecl *d, MimDef *def, MimDef *last) 
 static bool emit_chain(Emitter *e, MimAstDecl *head) {
     size_t n = 0;
     for (MimAstDecl *d = head; d; d = d->next) ++n;
-    MimDef **defs = calloc(2 * n, sizeof *defs);
+    MimDef *small[16] = {NULL}; /* a chain is mostly one or two declarations */
+    MimDef **defs = 2 * n <= 16 ? small : calloc(2 * n, sizeof *defs);
     if (!defs) return emit_error(e, head->loc, "out of memory"), false;
     MimDef **lasts = defs + n;
     bool ok = true;
@@ -224,7 +225,7 @@ static bool emit_chain(Emitter *e, MimAstDecl *head) {
         else ok = emit_rec_body(e, d, defs[i], lasts[i]);
         emit_pop_loc(e, old);
     }
-    free(defs);
+    if (defs != small) free(defs);
     return ok;
 }
 

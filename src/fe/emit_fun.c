@@ -157,7 +157,8 @@ out:
 MimDef *emit_fun_head(Emitter *e, MimAstFun *f, MimDef **last) {
     size_t n = f->num_doms;
     if (n == 0) return emit_error(e, f->loc, "internal error: function without parameters");
-    MimDef **pis = calloc(n, sizeof *pis);
+    MimDef *small[8] = {NULL}; /* curried groups: mostly one */
+    MimDef **pis = n <= 8 ? small : calloc(n, sizeof *pis);
     if (!pis) return emit_error(e, f->loc, "out of memory");
     MimLoc old = emit_push_loc(e, f->loc);
     MimDef *first = NULL, *prev = NULL;
@@ -178,7 +179,7 @@ MimDef *emit_fun_head(Emitter *e, MimAstFun *f, MimDef **last) {
         prev = lam;
     }
     emit_pop_loc(e, old);
-    free(pis);
+    if (pis != small) free(pis);
     *last = prev;
     return first;
 }

@@ -600,8 +600,13 @@ static void init_keywords(MimLexer *lx) {
 
 static MimTokKind keyword(const MimLexer *lx, const char *s, size_t n) {
     if (n > 6 || (unsigned char)s[0] >= 128) return MIM_TOK_ID;
-    for (unsigned i = lx->kw_head[(unsigned char)s[0]]; i; i = lx->kw_next[i - 1])
-        if (keywords[i - 1].n == n && memcmp(keywords[i - 1].s, s, n) == 0) return keywords[i - 1].k;
+    for (unsigned i = lx->kw_head[(unsigned char)s[0]]; i; i = lx->kw_next[i - 1]) {
+        const Keyword *kw = &keywords[i - 1];
+        if (kw->n != n) continue;
+        size_t j = 1; /* the first byte matched; at most 6 bytes: no memcmp call */
+        while (j < n && kw->s[j] == s[j]) ++j;
+        if (j == n) return kw->k;
+    }
     return MIM_TOK_ID;
 }
 
@@ -771,6 +776,15 @@ static const uint8_t fast_class[256] = {
     ['5'] = FAST_DIGIT, ['6'] = FAST_DIGIT, ['7'] = FAST_DIGIT, ['8'] = FAST_DIGIT, ['9'] = FAST_DIGIT,
 };
 
+/* punct() of the FAST_PUNCT bytes, by table. */
+static const uint8_t fast_punct[128] = {
+    ['('] = MIM_TOK_LPAREN, [')'] = MIM_TOK_RPAREN, ['['] = MIM_TOK_LBRACKET, [']'] = MIM_TOK_RBRACKET,
+    ['{'] = MIM_TOK_LBRACE, ['}'] = MIM_TOK_RBRACE, ['*'] = MIM_TOK_STAR, ['='] = MIM_TOK_ASSIGN,
+    [','] = MIM_TOK_COMMA, [';'] = MIM_TOK_SEMI, [':'] = MIM_TOK_COLON, ['#'] = MIM_TOK_HASH,
+    ['@'] = MIM_TOK_AT, ['$'] = MIM_TOK_DOLLAR,
+};
+_Static_assert(MIM_TOK_NUM_KINDS <= 256, "fast_punct holds token kinds in bytes");
+
 /* Bytes after the digits of a decimal integer that make it something else
  * (a float, an index literal, a width suffix, a based literal) or need the
  * general scanner (non-ASCII: subscript digits). */
@@ -798,7 +812,7 @@ static bool lex_fast(MimLexer *lx, MimTok *restrict t) {
         k = keyword(lx, (const char *)p, (size_t)(q - p));
         if (k == MIM_TOK_ID) t->v.sym = mim_world_sym_n(lx->world, (const char *)p, (size_t)(q - p));
         break;
-    case FAST_PUNCT: k = punct(*p); break;
+    case FAST_PUNCT: k = fast_punct[*p]; break;
     case FAST_DIGIT: {
         uint64_t v = (uint64_t)(*p - '0');
         while (q < end && is_digit(*q)) v = v * 10 + (uint64_t)(*q++ - '0');
