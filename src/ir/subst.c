@@ -341,6 +341,7 @@ MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
 /* Records in *kept the immutables s mapped to themselves. */
 static void collect_kept(const MimSubst *s, MimPtrMap *kept) {
     const MimPtrMap *m = &s->rw.map;
+    mim_ptrmap_reserve(kept, kept->len + m->len); /* one table instead of doubling */
     for (size_t i = 0; i < m->cap; ++i) {
         const MimDef *old = m->slots[i].key;
         if (old && old == m->slots[i].val && !old->is_mut) mim_ptrmap_put(kept, old, NULL);
