@@ -347,6 +347,7 @@ struct MimAstModule {
     bool plugin_requested; /* some `plugin`/-p requested its library (never in bootstrap mode) */
     bool bound;            /* internal to the binder */
     uint64_t text_hash;    /* of the source text (keys prelude images, driver/prelude.c); 0 for the input */
+    size_t text_len;       /* bytes of source text (sizes the World's table before emission) */
     /* A skeleton module (fe/skeleton.c) stands for an interface covered by
      * a prelude image: no imports' modules parsed, no decls, only what the
      * rest of the run can see of it, read from the image's manifest. */

@@ -381,14 +381,14 @@ static void bind_pi(MimFe *fe, MimAstExpr *e) {
 /* Applications nest to the left without limit (`f a b c …`): walk the
  * callee spine iteratively so long argument lists need no deep recursion. */
 static void bind_app(MimFe *fe, MimAstExpr *e) {
-    MIM_VEC(MimAstExpr *) spine = {0};
-    while (e->kind == MIM_EXPR_APP) {
-        mim_vec_push(&spine, e);
-        e = e->u.app.callee;
-    }
+    size_t n = 0;
+    for (MimAstExpr *c = e; c->kind == MIM_EXPR_APP; c = c->u.app.callee) ++n;
+    MimAstExpr *small[16]; /* mostly a call or two */
+    MimAstExpr **spine = n <= 16 ? small : mim_xmalloc(n * sizeof *spine);
+    for (size_t i = 0; i < n; ++i, e = e->u.app.callee) spine[i] = e;
     bind_expr(fe, e);
-    while (spine.len) bind_expr(fe, mim_vec_pop(&spine)->u.app.arg);
-    mim_vec_free(&spine);
+    while (n) bind_expr(fe, spine[--n]->u.app.arg);
+    if (spine != small) free(spine);
 }
 
 static void bind_expr(MimFe *fe, MimAstExpr *e) {

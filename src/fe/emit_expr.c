@@ -52,27 +52,29 @@ static MimDef *emit_lit(Emitter *e, MimAstExpr *x) {
 /* A string is the tuple of its characters as I8 literals. */
 static MimDef *emit_str(Emitter *e, MimAstExpr *x) {
     size_t n = x->u.str.len;
-    MimDef **chars = malloc((n ? n : 1) * sizeof *chars);
+    MimDef *small[16];
+    MimDef **chars = n <= 16 ? small : malloc(n * sizeof *chars);
     if (!chars) return emit_error(e, x->loc, "out of memory");
     MimDef *res = NULL;
     for (size_t i = 0; i < n; ++i)
         if (!(chars[i] = mim_lit_int(e->w, 8, (unsigned char)x->u.str.bytes[i]))) goto out;
     res = mim_tuple(e->w, chars, n);
 out:
-    free(chars);
+    if (chars != small) free(chars);
     return res;
 }
 
 static MimDef *emit_tuple(Emitter *e, MimAstExpr *x) {
     size_t n = x->u.tuple.num_elems;
-    MimDef **elems = malloc((n ? n : 1) * sizeof *elems);
+    MimDef *small[16];
+    MimDef **elems = n <= 16 ? small : malloc(n * sizeof *elems);
     if (!elems) return emit_error(e, x->loc, "out of memory");
     MimDef *res = NULL;
     for (size_t i = 0; i < n; ++i)
         if (!(elems[i] = emit_expr(e, x->u.tuple.elems[i]))) goto out;
     res = mim_tuple(e->w, elems, n);
 out:
-    free(elems);
+    if (elems != small) free(elems);
     return res;
 }
 

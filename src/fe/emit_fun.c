@@ -57,6 +57,17 @@ out:
     return res;
 }
 
+/* The immutable `Cn dom` of a last domain that binds no names; with
+ * `has_ret` the domain is [dom, Cn R] (emit_ret_dom). */
+static MimDef *emit_cn_dom(Emitter *e, MimAstPtrn *ptrn, MimAstExpr *ret, bool has_ret) {
+    MimLoc old = emit_push_loc(e, ptrn->loc);
+    MimDef *dom = emit_ptrn_type(e, ptrn);
+    if (dom && has_ret) dom = emit_ret_dom(e, ptrn, dom, ret);
+    MimDef *res = dom ? mim_cn(e->w, dom) : NULL;
+    emit_pop_loc(e, old);
+    return res;
+}
+
 /* Sets the codomains of pis[n-1] … pis[0] from the inside out: pis[k]'s
  * codomain is pis[k+1], the last one's is `codom`. */
 static bool link_pis(Emitter *e, MimDef **pis, size_t n, MimDef *codom) {
@@ -94,8 +105,18 @@ out:
 static MimDef *emit_fun_pi(Emitter *e, MimAstFun *f, size_t k, MimDef **pis) {
     size_t n = f->num_doms;
     bool is_ret = f->style == MIM_FUN_RET;
+    /* The last domain of con/cn/fun/fn binds no names and its codomain is
+     * ⊥: a mutable Pi would be immutabilized to `Cn dom` (dropping the
+     * implicit bit) if anything asked, so an explicit one is built as that
+     * immutable Pi at once, without a level hole and two completions. */
+    bool cn_last = f->style != MIM_FUN_DIRECT && !mim_ptrn_is_implicit(f->doms[n - 1].ptrn);
     for (size_t j = k; j < n; ++j) {
         bool last = j + 1 == n;
+        if (last && cn_last) {
+            pis[j] = emit_cn_dom(e, f->doms[j].ptrn, is_ret ? f->codom : NULL, is_ret);
+            if (!pis[j]) return NULL;
+            return link_pis(e, pis + k, n - 1 - k, pis[j]) ? pis[k] : NULL;
+        }
         pis[j] = emit_pi_dom(e, f->doms[j].ptrn, is_ret && last, is_ret ? f->codom : NULL, NULL,
                              !(last && f->style != MIM_FUN_DIRECT));
         if (!pis[j]) return NULL;
@@ -136,7 +157,8 @@ out:
 MimDef *emit_fun_head(Emitter *e, MimAstFun *f, MimDef **last) {
     size_t n = f->num_doms;
     if (n == 0) return emit_error(e, f->loc, "internal error: function without parameters");
-    MimDef **pis = calloc(n, sizeof *pis);
+    MimDef *small[8] = {NULL}; /* curried groups: mostly one */
+    MimDef **pis = n <= 8 ? small : calloc(n, sizeof *pis);
     if (!pis) return emit_error(e, f->loc, "out of memory");
     MimLoc old = emit_push_loc(e, f->loc);
     MimDef *first = NULL, *prev = NULL;
@@ -157,7 +179,7 @@ MimDef *emit_fun_head(Emitter *e, MimAstFun *f, MimDef **last) {
         prev = lam;
     }
     emit_pop_loc(e, old);
-    free(pis);
+    if (pis != small) free(pis);
     *last = prev;
     return first;
 }

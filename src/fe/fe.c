@@ -218,6 +218,7 @@ static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, siz
     /* Only modules before the input can be covered by a prelude image; the
      * input (possibly megabytes) is not hashed. */
     m->text_hash = r->pub.is_input ? 0 : mim_hash_bytes(text, len);
+    m->text_len = len;
     r->pub.module = m;
     return m;
 }

@@ -600,8 +600,13 @@ static void init_keywords(MimLexer *lx) {
 
 static MimTokKind keyword(const MimLexer *lx, const char *s, size_t n) {
     if (n > 6 || (unsigned char)s[0] >= 128) return MIM_TOK_ID;
-    for (unsigned i = lx->kw_head[(unsigned char)s[0]]; i; i = lx->kw_next[i - 1])
-        if (keywords[i - 1].n == n && memcmp(keywords[i - 1].s, s, n) == 0) return keywords[i - 1].k;
+    for (unsigned i = lx->kw_head[(unsigned char)s[0]]; i; i = lx->kw_next[i - 1]) {
+        const Keyword *kw = &keywords[i - 1];
+        if (kw->n != n) continue;
+        size_t j = 1; /* the first byte matched; at most 6 bytes: no memcmp call */
+        while (j < n && kw->s[j] == s[j]) ++j;
+        if (j == n) return kw->k;
+    }
     return MIM_TOK_ID;
 }
 
@@ -746,7 +751,96 @@ static MimTok lex_tok(MimLexer *lx) {
     }
 }
 
-MimTok mim_lex(MimLexer *lx) { return lex_tok(lx); }
+/* ---- the fast path ------------------------------------------------------------------- */
+
+/* Kinds of the bytes that begin the most frequent tokens: identifiers and
+ * keywords, one-byte punctuation, decimal integers. */
+enum { FAST_NONE, FAST_ID, FAST_PUNCT, FAST_DIGIT };
+
+static const uint8_t fast_class[256] = {
+    ['_'] = FAST_ID,
+    ['a'] = FAST_ID, ['b'] = FAST_ID, ['c'] = FAST_ID, ['d'] = FAST_ID, ['e'] = FAST_ID, ['f'] = FAST_ID,
+    ['g'] = FAST_ID, ['h'] = FAST_ID, ['i'] = FAST_ID, ['j'] = FAST_ID, ['k'] = FAST_ID, ['l'] = FAST_ID,
+    ['m'] = FAST_ID, ['n'] = FAST_ID, ['o'] = FAST_ID, ['p'] = FAST_ID, ['q'] = FAST_ID, ['r'] = FAST_ID,
+    ['s'] = FAST_ID, ['t'] = FAST_ID, ['u'] = FAST_ID, ['v'] = FAST_ID, ['w'] = FAST_ID, ['x'] = FAST_ID,
+    ['y'] = FAST_ID, ['z'] = FAST_ID,
+    ['A'] = FAST_ID, ['B'] = FAST_ID, ['C'] = FAST_ID, ['D'] = FAST_ID, ['E'] = FAST_ID, ['F'] = FAST_ID,
+    ['G'] = FAST_ID, ['H'] = FAST_ID, ['I'] = FAST_ID, ['J'] = FAST_ID, ['K'] = FAST_ID, ['L'] = FAST_ID,
+    ['M'] = FAST_ID, ['N'] = FAST_ID, ['O'] = FAST_ID, ['P'] = FAST_ID, ['Q'] = FAST_ID, ['R'] = FAST_ID,
+    ['S'] = FAST_ID, ['T'] = FAST_ID, ['U'] = FAST_ID, ['V'] = FAST_ID, ['W'] = FAST_ID, ['X'] = FAST_ID,
+    ['Y'] = FAST_ID, ['Z'] = FAST_ID,
+    ['('] = FAST_PUNCT, [')'] = FAST_PUNCT, ['['] = FAST_PUNCT, [']'] = FAST_PUNCT, ['{'] = FAST_PUNCT,
+    ['}'] = FAST_PUNCT, ['*'] = FAST_PUNCT, ['='] = FAST_PUNCT, [','] = FAST_PUNCT, [';'] = FAST_PUNCT,
+    [':'] = FAST_PUNCT, ['#'] = FAST_PUNCT, ['@'] = FAST_PUNCT, ['$'] = FAST_PUNCT,
+    ['0'] = FAST_DIGIT, ['1'] = FAST_DIGIT, ['2'] = FAST_DIGIT, ['3'] = FAST_DIGIT, ['4'] = FAST_DIGIT,
+    ['5'] = FAST_DIGIT, ['6'] = FAST_DIGIT, ['7'] = FAST_DIGIT, ['8'] = FAST_DIGIT, ['9'] = FAST_DIGIT,
+};
+
+/* punct() of the FAST_PUNCT bytes, by table. */
+static const uint8_t fast_punct[128] = {
+    ['('] = MIM_TOK_LPAREN, [')'] = MIM_TOK_RPAREN, ['['] = MIM_TOK_LBRACKET, [']'] = MIM_TOK_RBRACKET,
+    ['{'] = MIM_TOK_LBRACE, ['}'] = MIM_TOK_RBRACE, ['*'] = MIM_TOK_STAR, ['='] = MIM_TOK_ASSIGN,
+    [','] = MIM_TOK_COMMA, [';'] = MIM_TOK_SEMI, [':'] = MIM_TOK_COLON, ['#'] = MIM_TOK_HASH,
+    ['@'] = MIM_TOK_AT, ['$'] = MIM_TOK_DOLLAR,
+};
+_Static_assert(MIM_TOK_NUM_KINDS <= 256, "fast_punct holds token kinds in bytes");
+
+/* Bytes after the digits of a decimal integer that make it something else
+ * (a float, an index literal, a width suffix, a based literal) or need the
+ * general scanner (non-ASCII: subscript digits). */
+static bool ends_plain_int(unsigned char c) {
+    return c < 0x80 && c != '.' && c != '_' && c != 'e' && c != 'E' && c != 'i' && c != 'I' &&
+           c != 'b' && c != 'B' && c != 'o' && c != 'O' && c != 'x' && c != 'X';
+}
+
+/* The token at the current position if it is an identifier, a keyword,
+ * one-byte punctuation or a plain decimal integer (below 10^19) after
+ * whitespace, scanned bytewise into *t: the same token and positions as
+ * lex_tok, which does everything else (false: nothing consumed beyond the
+ * whitespace, which lex_tok would skip the same way). */
+static bool lex_fast(MimLexer *lx, MimTok *restrict t) {
+    if (lx->md || lx->fatal) return false;
+    skip_ws_fast(lx);
+    const unsigned char *p = lx->p, *end = lx->end, *q = p + 1;
+    if (p == end) return false;
+    uint32_t row = lx->row, col = lx->col;
+    MimTokKind k;
+    memset(&t->v, 0, sizeof t->v);
+    switch (fast_class[*p]) {
+    case FAST_ID:
+        while (q < end && id_byte[*q]) ++q;
+        k = keyword(lx, (const char *)p, (size_t)(q - p));
+        if (k == MIM_TOK_ID) t->v.sym = mim_world_sym_n(lx->world, (const char *)p, (size_t)(q - p));
+        break;
+    case FAST_PUNCT: k = fast_punct[*p]; break;
+    case FAST_DIGIT: {
+        uint64_t v = (uint64_t)(*p - '0');
+        while (q < end && is_digit(*q)) v = v * 10 + (uint64_t)(*q++ - '0');
+        if ((q < end && !ends_plain_int(*q)) || q - p > 19) return false;
+        k = MIM_TOK_INT;
+        t->v.u = v;
+        break;
+    }
+    default: return false;
+    }
+    uint32_t n = (uint32_t)(q - p);
+    t->kind = k;
+    t->loc = (MimLoc){lx->file, {row, col}, {row, col + n - 1}};
+    t->len = 0;
+    t->is_signed = false;
+    lx->p = q;
+    lx->col = col + n;
+    lx->first_char = false;
+    return true;
+}
+
+MimTok mim_lex(MimLexer *lx) {
+    MimTok t;
+    if (lex_fast(lx, &t)) return t;
+    return lex_tok(lx);
+}
 
 /* `out` does not alias the lexer: the token is built in place. */
-void mim_lex_to(MimLexer *lx, MimTok *restrict out) { *out = lex_tok(lx); }
+void mim_lex_to(MimLexer *lx, MimTok *restrict out) {
+    if (!lex_fast(lx, out)) *out = lex_tok(lx);
+}

@@ -66,6 +66,8 @@ MimDef *mim_app_normalize(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg
 /* Body of an Arr/Pack binder instantiated with index i (the body itself if
  * immutable). */
 MimDef *mim_seq_body_at(MimWorld *w, MimDef *seq, MimDef *i);
+/* The same for several indices in turn, sharing *kept (mim_subst_kept). */
+MimDef *mim_seq_body_at_kept(MimWorld *w, MimDef *seq, MimDef *i, MimPtrMap *kept);
 
 /* Completion checks, run when the last operand of a mutable is set (§5.1):
  * return the node's (possibly recomputed) type, or NULL on a type error. */

@@ -131,6 +131,9 @@ MimDef *mim_rewrite_mut(MimRewriter *rw, MimDef *old);
 typedef struct MimSubst {
     MimRewriter rw;
     MimPtrMap vars; /* set of the Var nodes being substituted */
+    /* Immutables that an earlier run of the same substitution over the same
+     * body with another argument left unchanged (mim_subst_kept), or NULL. */
+    const MimPtrMap *kept;
     /* First storage of rw.map and vars (most substitutions are small): a
      * MimSubst must not be copied after mim_subst_init. */
     MimPtrMapSlot map_buf[MIM_MAP_INLINE], vars_buf[MIM_MAP_INLINE];
@@ -141,6 +144,13 @@ typedef struct MimSubst {
 void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg);
 MimDef *mim_subst_rewrite(MimSubst *s, MimDef *e);
 void mim_subst_fini(MimSubst *s);
+/* mim_subst for one of several arguments of the same variable over the same
+ * body e (the elements of a Pack or Arr, mim_seq_body_at_kept): *kept
+ * (empty at first) collects the immutables a run left unchanged, and later
+ * runs return them at once instead of walking them again. Such a node does
+ * not contain the variable where a rewrite can reach it, whatever the
+ * argument. */
+MimDef *mim_subst_kept(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg, MimPtrMap *kept);
 
 /* β-reduction of a mutable Lam (semantics.md §4.13 step 5, §10.3): if lam is
  * a set mutable Lam whose filter is not ff, substitute lam's variable by arg

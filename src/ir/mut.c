@@ -136,10 +136,12 @@ static MimDef *scalarize(MimWorld *w, MimDef *mut, MimDef *shape) {
     if (!mim_is_lit(shape, &n) || n >= w->scalarize_threshold) return mut;
     MimDef **elems = mim_xmalloc((n ? n : 1) * sizeof *elems);
     MimDef *res = NULL;
+    MimPtrMap kept = {0}; /* the part of the body that no element changes */
     for (uint64_t i = 0; i < n; ++i)
-        if (!(elems[i] = mim_seq_body_at(w, mut, mim_lit_idx(w, n, i)))) goto out;
+        if (!(elems[i] = mim_seq_body_at_kept(w, mut, mim_lit_idx(w, n, i), &kept))) goto out;
     res = mut->node == MIM_ARR ? mim_sigma(w, elems, (size_t)n) : mim_tuple(w, elems, (size_t)n);
 out:
+    mim_ptrmap_free(&kept);
     free(elems);
     return res;
 }

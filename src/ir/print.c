@@ -58,6 +58,16 @@ static void buf_put(Buf *b, const char *s, size_t n) {
 
 static void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
 
+/* Decimal digits of v: the printer's most frequent format (gids of unique
+ * names, literals), without the cost of a printf call. */
+static void buf_u64(Buf *b, uint64_t v) {
+    char digits[20];
+    size_t i = sizeof digits;
+    do digits[--i] = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_put(b, digits + i, sizeof digits - i);
+}
+
 static void buf_printf(Buf *b, const char *fmt, ...) MIM_PRINTF(2, 3);
 static void buf_printf(Buf *b, const char *fmt, ...) {
     char small[128];
@@ -235,7 +245,9 @@ static bool print_user_name(Printer *p, const MimDef *d);
 
 static void print_unique_name(Printer *p, const MimDef *d) {
     if (p->user_names && print_user_name(p, d)) return;
-    buf_printf(&p->out, "%s_%" PRIu32, d->name ? d->name : "", d->gid);
+    if (d->name) buf_puts(&p->out, d->name);
+    buf_put(&p->out, "_", 1);
+    buf_u64(&p->out, d->gid);
 }
 
 /* The name the user wrote for d (see Printer.user_names); false if none. */
@@ -283,14 +295,17 @@ static void print_ops(Printer *p, MimDef *const *ops, size_t n) {
 
 static void print_subscript(Printer *p, uint64_t s) {
     if (p->ascii) {
-        buf_printf(&p->out, "_%" PRIu64, s);
+        buf_put(&p->out, "_", 1);
+        buf_u64(&p->out, s);
         return;
     }
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, s);
-    for (int i = 0; i < n; ++i) {
-        char sub[4] = {'\xE2', '\x82', (char)(0x80 + (digits[i] - '0')), 0}; /* U+2080 + d */
-        buf_puts(&p->out, sub);
+    char digits[20];
+    size_t i = sizeof digits;
+    do digits[--i] = (char)(s % 10);
+    while (s /= 10);
+    for (; i < sizeof digits; ++i) {
+        char sub[3] = {'\xE2', '\x82', (char)(0x80 + digits[i])}; /* U+2080 + d */
+        buf_put(&p->out, sub, 3);
     }
 }
 
@@ -302,23 +317,24 @@ static void print_lit(Printer *p, const MimDef *d) {
         case UINT64_C(0x100): buf_puts(&p->out, "i8"); return;
         case UINT64_C(0x10000): buf_puts(&p->out, "i16"); return;
         case UINT64_C(0x100000000): buf_puts(&p->out, "i32"); return;
-        default: buf_printf(&p->out, "%" PRIu64, v); return;
+        default: buf_u64(&p->out, v); return;
         }
     }
     if (mim_is(T, MIM_APP) && mim_is(follow(T->ops[0]), MIM_IDX) && lit_of(T->ops[1], &s)) {
         switch (s) {
         case 2: buf_puts(&p->out, v ? "tt" : "ff"); return;
-        case UINT64_C(0x100): buf_printf(&p->out, "%" PRIu64 "I8", v); return;
-        case UINT64_C(0x10000): buf_printf(&p->out, "%" PRIu64 "I16", v); return;
-        case UINT64_C(0x100000000): buf_printf(&p->out, "%" PRIu64 "I32", v); return;
-        case 0: buf_printf(&p->out, "%" PRIu64 "I64", v); return;
+        case UINT64_C(0x100): buf_u64(&p->out, v), buf_puts(&p->out, "I8"); return;
+        case UINT64_C(0x10000): buf_u64(&p->out, v), buf_puts(&p->out, "I16"); return;
+        case UINT64_C(0x100000000): buf_u64(&p->out, v), buf_puts(&p->out, "I32"); return;
+        case 0: buf_u64(&p->out, v), buf_puts(&p->out, "I64"); return;
         default:
-            buf_printf(&p->out, "%" PRIu64, v);
+            buf_u64(&p->out, v);
             print_subscript(p, s);
             return;
         }
     }
-    buf_printf(&p->out, "%" PRIu64 ":", v);
+    buf_u64(&p->out, v);
+    buf_put(&p->out, ":", 1);
     if (mim_is(T, MIM_APP)) {
         buf_puts(&p->out, "(");
         print_op(p, T);

@@ -308,6 +308,7 @@ static bool affected(MimSubst *s, MimDef *m) {
 static MimDef *subst_hook(MimRewriter *rw, MimDef *old) {
     MimSubst *s = rw->user;
     if (is_const(old)) return old; /* no local vars, no local muts */
+    if (s->kept && !old->is_mut && mim_ptrmap_has(s->kept, old)) return old;
     if (old->is_mut) {
         if (!affected(s, old)) return old;
         MimDef *var = mim_mut_has_var(old);
@@ -334,6 +335,20 @@ void mim_subst_fini(MimSubst *s) {
 }
 
 MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
+    return mim_subst_kept(w, e, mut, arg, NULL);
+}
+
+/* Records in *kept the immutables s mapped to themselves. */
+static void collect_kept(const MimSubst *s, MimPtrMap *kept) {
+    const MimPtrMap *m = &s->rw.map;
+    mim_ptrmap_reserve(kept, kept->len + m->len); /* one table instead of doubling */
+    for (size_t i = 0; i < m->cap; ++i) {
+        const MimDef *old = m->slots[i].key;
+        if (old && old == m->slots[i].val && !old->is_mut) mim_ptrmap_put(kept, old, NULL);
+    }
+}
+
+MimDef *mim_subst_kept(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg, MimPtrMap *kept) {
     if (!e || !mut || !arg) return NULL;
     MimDef *var = mut->is_mut ? mim_mut_has_var(mut) : NULL;
     if (!var) return e; /* nothing can refer to a variable that was never made */
@@ -343,7 +358,9 @@ MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
     if (r && is_const(r)) return r;
     MimSubst s;
     mim_subst_init(&s, w, var, arg);
+    s.kept = kept;
     MimDef *res = mim_subst_rewrite(&s, e);
+    if (kept && res) collect_kept(&s, kept);
     mim_subst_fini(&s);
     return res;
 }

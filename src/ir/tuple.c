@@ -2,6 +2,7 @@
  * (§4.8) with their shape rules, projection and arity (§2), and the
  * completion checks of mutable Sigma and Arr. */
 #include "ir/build.h"
+#include "ir/check.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -228,9 +229,13 @@ MimDef *mim_complete_arr(MimWorld *w, MimDef *arr) {
 }
 
 MimDef *mim_seq_body_at(MimWorld *w, MimDef *seq_, MimDef *i) {
+    return mim_seq_body_at_kept(w, seq_, i, NULL);
+}
+
+MimDef *mim_seq_body_at_kept(MimWorld *w, MimDef *seq_, MimDef *i, MimPtrMap *kept) {
     MimDef *body = seq_->node == MIM_ARR ? seq_->ops[1] : seq_->ops[0];
     if (!seq_->is_mut || !mim_is(mim_mut_ext(seq_)->var, MIM_VAR)) return mim_res(w, body);
-    return mim_subst(w, body, seq_, i);
+    return mim_subst_kept(w, body, seq_, i, kept);
 }
 
 /* ---- projection and arity ---------------------------------------------------- */

@@ -128,12 +128,19 @@ out:
 MimDef *mim_sort_of_types(MimWorld *w, MimDef *const *types, size_t n) {
     MIM_SCRATCH(sorts, n);
     MimDef *res = NULL;
+    bool same = true;
     for (size_t i = 0; i < n; ++i) {
         sorts[i] = mim_type_of(w, types[i]);
         if (!sorts[i]) {
             if (types[i]) mim_err(w, "operand '%s' must be a Type of some level", mim_str(w, types[i]));
             goto out;
         }
+        same &= sorts[i] == sorts[0];
+    }
+    /* One sort `Type l` with a literal l (mostly `*`): it is the result. */
+    if (n && same && sorts[0]->node == MIM_TYPE && !sorts[0]->is_mut && sorts[0]->ops[0]->node == MIM_LIT) {
+        res = sorts[0];
+        goto out;
     }
     size_t k = count_flat(w, sorts, n);
     MIM_SCRATCH(ls, k);

@@ -263,6 +263,56 @@ static bool float_is(const char *text, double v) {
     return ok;
 }
 
+/* The bytewise scanner of the frequent tokens (identifiers, keywords,
+ * one-byte punctuation, plain decimal integers) gives what the general one
+ * gives: a Markdown echo turns it off, so the same text lexed with and
+ * without an echo must give the same tokens, positions and payloads. */
+static bool same_tokens_both_scanners(const char *text) {
+    MimWorld *w = mim_world_new();
+    MimDiag d1, d2;
+    MimArena a;
+    mim_diag_init(&d1);
+    mim_diag_init(&d2);
+    mim_arena_init(&a);
+    FILE *md = fopen("/dev/null", "w");
+    MimLexer fast, slow;
+    mim_lexer_init(&fast, w, &a, &d1, "t.mim", text, strlen(text), NULL);
+    mim_lexer_init(&slow, w, &a, &d2, "t.mim", text, strlen(text), md);
+    bool ok = md != NULL;
+    for (size_t i = 0; ok && i < 1000; ++i) {
+        MimTok x = mim_lex(&fast), y = mim_lex(&slow);
+        ok = x.kind == y.kind && x.loc.begin.row == y.loc.begin.row && x.loc.begin.col == y.loc.begin.col &&
+             x.loc.end.row == y.loc.end.row && x.loc.end.col == y.loc.end.col && x.len == y.len &&
+             x.is_signed == y.is_signed &&
+             (x.kind == MIM_TOK_STRING ? memcmp(x.v.bytes, y.v.bytes, x.len) == 0
+                                       : memcmp(&x.v, &y.v, sizeof x.v) == 0);
+        if (!ok)
+            fprintf(stderr, "  token %zu: %s %u:%u-%u:%u vs %s %u:%u-%u:%u\n", i, mim_tok_kind_str(x.kind),
+                    x.loc.begin.row, x.loc.begin.col, x.loc.end.row, x.loc.end.col, mim_tok_kind_str(y.kind),
+                    y.loc.begin.row, y.loc.begin.col, y.loc.end.row, y.loc.end.col);
+        if (x.kind == MIM_TOK_EOF) break;
+    }
+    mim_lexer_fini(&fast);
+    mim_lexer_fini(&slow);
+    if (md) fclose(md);
+    mim_arena_free(&a);
+    mim_diag_free(&d1);
+    mim_diag_free(&d2);
+    mim_world_free(w);
+    return ok;
+}
+
+static void test_fast_scanner(void) {
+    CHECK(same_tokens_both_scanners("\nfun f (x: Nat): Nat = %core.nat.add (x, 1);\n\tlet y = x#0_2; con c3 @(tt) = ret"));
+    CHECK(same_tokens_both_scanners("0 007 42 12abc 12b 0x1F 0b101 0o17 1.5 1e3 5_8 3\u2084 255I8 12i8 +3 -4 .5"));
+    CHECK(same_tokens_both_scanners("9999999999999999999 99999999999999999999 18446744073709551615 123456789012"));
+    CHECK(same_tokens_both_scanners("( ) [ ] { } * = , ; : # @ $ . < << -> \u2192 // c\n/* b */ x.y _z Type Idx Cn"));
+    CHECK(same_tokens_both_scanners("  \r\n\v\f x 'a' \"s\" \u03bb y \u00e9 z"));
+    CHECK(same_tokens_both_scanners("abc"));
+    CHECK(same_tokens_both_scanners("17"));
+    CHECK(same_tokens_both_scanners("\n\n  x\n  y"));
+}
+
 static void test_numbers(void) {
     CHECK(int_is("42", 42));
     CHECK(int_is("0x2a", 42));
@@ -1020,6 +1070,7 @@ int main(void) {
     RUN(test_keywords);
     RUN(test_identifier_text);
     RUN(test_numbers);
+    RUN(test_fast_scanner);
     RUN(test_index_literals);
     RUN(test_index_literal_errors);
     RUN(test_floats);
