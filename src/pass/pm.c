@@ -139,13 +139,18 @@ static NodeInfo *info_find(const MimPassMan *pm, const MimDef *d) {
     return k < pm->s->info.len && pm->s->info.data[k].def == d ? &pm->s->info.data[k] : NULL;
 }
 
-/* d's record, created if absent. Valid until the next info_get. */
-static NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
-    NodeInfo *r = info_find(pm, d);
-    if (r) return r;
+/* A new record for d (info_get's rare path, kept out of its callers). */
+static NodeInfo *info_new(MimPassMan *pm, MimDef *d) {
     d->scratch = (uint32_t)pm->s->info.len;
     mim_vec_push(&pm->s->info, ((NodeInfo){d, NULL, 0, 0, WALK_NONE}));
     return &mim_vec_last(&pm->s->info);
+}
+
+/* d's record, created if absent. Valid until the next info_get. Inlined in
+ * the walks: it runs for every edge of the program in every round. */
+static inline NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
+    NodeInfo *r = info_find(pm, d);
+    return r ? r : info_new(pm, d);
 }
 
 /* Marks d as reached by walk; false if it already was. */
