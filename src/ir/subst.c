@@ -319,7 +319,7 @@ static MimDef *subst_hook(MimRewriter *rw, MimDef *old) {
 
 /* Spare maps bigger than this are freed: emptying them would cost more
  * than growing a fresh one. */
-#define SPARE_MAP_MAX_CAP 1024
+#define SPARE_MAP_MAX_CAP 256
 
 /* An empty map for a substitution: a spare one of w's, or one that starts in
  * buf (if given). Maps are only looked up, never iterated, so a spare's
@@ -333,7 +333,7 @@ static void take_map(MimWorld *w, MimPtrMap *m, MimPtrMapSlot *buf) {
 static void give_map(MimWorld *w, MimPtrMap *m) {
     size_t spares = sizeof w->spare_maps / sizeof *w->spare_maps;
     if (m->slots && m->slots != m->lent && m->cap <= SPARE_MAP_MAX_CAP && w->num_spare_maps < spares) {
-        mim_ptrmap_clear(m);
+        if (m->len) mim_ptrmap_clear(m); /* an empty one is clear (removal leaves no marks) */
         m->lent = NULL; /* it may point into a finished MimSubst */
         w->spare_maps[w->num_spare_maps++] = *m;
         memset(m, 0, sizeof *m);
