@@ -248,17 +248,17 @@ static MimDef *rebuild(MimPassMan *pm, MimDef *x) {
     MimDef *type = x->type ? rewrite(pm, x->type) : NULL;
     if (x->type && !type) return NULL;
     bool same = type == x->type;
-    MIM_SCRATCH(ops, x->num_ops);
-    for (uint32_t i = 0; i < x->num_ops; ++i) {
-        ops[i] = rewrite(pm, x->ops[i]);
-        if (!ops[i]) {
-            MIM_SCRATCH_FREE(ops);
-            return NULL;
-        }
+    /* Every operand is written before it is read: no zeroed scratch (this
+     * runs for every node of the program in every round). */
+    MimDef *small[8], **ops = x->num_ops <= 8 ? small : mim_xmalloc(x->num_ops * sizeof *ops);
+    MimDef *n = NULL;
+    uint32_t i = 0;
+    for (; i < x->num_ops; ++i) {
+        if (!(ops[i] = rewrite(pm, x->ops[i]))) break;
         same &= ops[i] == x->ops[i];
     }
-    MimDef *n = same ? x : mim_def_rebuild(pm->w, x, type, ops);
-    MIM_SCRATCH_FREE(ops);
+    if (i == x->num_ops) n = same ? x : mim_def_rebuild(pm->w, x, type, ops);
+    if (ops != small) free(ops);
     return n;
 }
 
@@ -280,7 +280,7 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
      * x's name and location unless it has its own: the first name wins
      * (semantics.md §1.2, output-format.md §4), as for the rewriter's
      * copies. */
-    mim_def_keep_dbg(res, x);
+    if (res != x) mim_def_keep_dbg(res, x);
     pm->s->info.data[k].memo = res;
     if (res != x) memo_put(pm, res, res);
     return res;
