@@ -8,7 +8,8 @@
  * mutables not yet visited, which are pushed.
  *
  * Rounds replace the reference's speculation and undo: before each traversal
- * the uses of every reachable mutable are counted (mim_pass_uses) and the
+ * the uses of every reachable mutable are counted (mim_pass_uses; skipped
+ * when no pass of the manager can ask, needs_uses) and the
  * passes' prepare hooks run; a pass that wants another traversal says so with
  * mim_pass_changed. Everything happens in one World; the caller runs the
  * cleanup afterwards.
@@ -209,6 +210,22 @@ static void count_uses(MimPassMan *pm) {
     }
 }
 
+/* Does a pass of this manager ask for use counts? Of the core passes only
+ * beta_red and eta_exp do; any other pass (a plugin's) may. Without them a
+ * round skips the counting walk over the whole program. */
+static bool needs_uses(const MimPassMan *pm) {
+    static const MimPassClass *const blind[] = {&mim_eta_red_pass,       &mim_scalarize_pass,
+                                                &mim_tail_rec_elim_pass, &mim_lam_spec_pass,
+                                                &mim_ret_wrap_pass,      &mim_internal_cleanup_pass,
+                                                &mim_debug_print_pass};
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof blind / sizeof *blind; ++k) known |= pm->passes[i]->cls == blind[k];
+        if (!known) return true;
+    }
+    return false;
+}
+
 /* ---- rewriting (§4.4) ----------------------------------------------------- */
 
 static MimDef *rewrite(MimPassMan *pm, MimDef *x);
@@ -377,11 +394,13 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     /* About one record per reachable node: reserved once, not copied while
      * the table grows. */
     mim_vec_reserve(&pm->s->info, mim_world_num_nodes(w) / 2);
+    bool uses = needs_uses(pm);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = pm->user_error = false;
         pm->stack_base = (uintptr_t)&here;
-        count_uses(pm);
+        if (uses) count_uses(pm);
+        else pm->s->info.len = 0; /* a new round: every record is stale */
         for (size_t i = 0; i < pm->num_passes; ++i)
             if (pm->passes[i]->cls->prepare) pm->passes[i]->cls->prepare(pm->passes[i]);
         bool ok = traverse(pm);
