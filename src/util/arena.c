@@ -18,7 +18,9 @@
  *    A chunk is kept only if that first fault did map a huge page (the
  *    system may have none to give, or not use them): otherwise the arena
  *    goes on with malloc'd chunks, whose pages are populated in one call;
- *  - oversized blocks are fresh mappings (MAP_POPULATE);
+ *  - oversized blocks are fresh mappings (MAP_POPULATE); big tables
+ *    (mim_pages_zalloc) in transparent huge pages where the system gives
+ *    them, since their look-ups land anywhere (map_table);
  *  - a World made from another (mim_world_inherit: every cleanup) starts in
  *    the unused end of its parent's current chunk (mim_arena_hand_tail), so
  *    the chain of Worlds of a pipeline shares one huge page instead of
