@@ -391,6 +391,7 @@ static uintptr_t binder_gen(MimWorld *w, MimDef *mut) {
     void **g = mim_ptrmap_find(&w->reduce_gen, mut);
     if (!g) {
         mim_ptrmap_put(&w->reduce_gen, mut, NULL);
+        mut->has_reduce_gen = 1;
         return 0;
     }
     return (uintptr_t)*g;
