@@ -392,6 +392,11 @@ static bool assignable_(Alpha *a, MimDef *type, MimDef *val) {
 }
 
 bool mim_assignable(MimWorld *w, MimDef *type, MimDef *value) {
+    /* assignable_'s first test, without setting up a run: a value of exactly
+     * the type (every rebuilt application of a well-typed program). `Type l`
+     * is left to it (its type is built). */
+    MimDef *t = mim_res(w, type), *v = mim_res(w, value);
+    if (t && v && v->node != MIM_TYPE && mim_res(w, v->type) == t) return true;
     Alpha al;
     AlphaBufs bufs;
     alpha_init(&al, &bufs, w, true);

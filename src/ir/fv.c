@@ -55,7 +55,7 @@ void mim_fv_world_fini(MimWorld *w) {
 
 void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     /* Cached reductions of this binder are stale too (subst.c). */
-    void **gen = mim_ptrmap_find(&w->reduce_gen, mut);
+    void **gen = mut->has_reduce_gen ? mim_ptrmap_find(&w->reduce_gen, mut) : NULL;
     if (gen) *gen = (void *)((uintptr_t)*gen + 1);
     w->mut_epoch++;
     if (mut->node == MIM_INFER) w->hole_epoch++; /* eliminations may differ now (infer.c) */

@@ -695,7 +695,10 @@ static bool read_tables(Reader *rd, bool apply) {
         MimDef *binder = get_node(rd, limit);
         uint64_t gen = read_u64v(in);
         if (!binder) return false;
-        if (apply) mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
+        if (apply) {
+            mim_ptrmap_put(&w->reduce_gen, binder, (void *)(uintptr_t)gen);
+            binder->has_reduce_gen = 1;
+        }
     }
     uint64_t mutations = read_u64v(in), mut_epoch = read_u64v(in);
     MimLoc loc = get_loc(rd);

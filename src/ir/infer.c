@@ -27,7 +27,9 @@ static MimDef *find_root(MimDef *d) {
 }
 
 MimDef *mim_resolve(MimWorld *w, MimDef *d) {
-    if (!d) return NULL;
+    /* Nothing to follow or rebuild without holes (a hole has the INFER
+     * dependency itself): the common case once the front end is done. */
+    if (!d || !(d->dep & MIM_DEP_INFER)) return d;
     MimDef *root = find_root(d);
     /* A Tuple or Type representative that contains (possibly now solved)
      * holes is rebuilt with the solutions (§7.1). */

@@ -27,7 +27,10 @@ struct MimDef {
     uint32_t num_ops;
     uint8_t node;     /* MimNode */
     uint8_t dep;      /* MIM_DEP_* */
-    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1;
+    /* has_reduce_gen: a mutable with an entry in its World's reduce_gen
+     * (subst.c), so that invalidations of all other mutables skip that
+     * World-wide map. */
+    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1, has_reduce_gen : 1;
     uint8_t curry, trip; /* App: counter of this application; Axiom: initial counters */
     MimSym name;
     MimLoc loc;

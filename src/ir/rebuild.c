@@ -62,7 +62,7 @@ bool mim_map_ops(MimWorld *w, MimDef *d, MimDef *(*f)(void *ctx, MimDef *op), vo
                  bool *changed) {
     for (uint32_t i = 0; i < d->num_ops; ++i) {
         MimDef *op = d->ops[i];
-        if (!op || !(ops[i] = f(ctx, mim_resolve(w, op)))) return false;
+        if (!op || !(ops[i] = f(ctx, mim_res(w, op)))) return false;
         *changed |= ops[i] != op;
     }
     return true;

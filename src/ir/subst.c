@@ -318,11 +318,38 @@ static MimDef *subst_hook(MimRewriter *rw, MimDef *old) {
     return mim_rewrite_imm(rw, old);
 }
 
+/* Spare maps bigger than this are freed: emptying them would cost more
+ * than growing a fresh one. */
+#define SPARE_MAP_MAX_CAP 256
+
+/* An empty map for a substitution: a spare one of w's, or one that starts in
+ * buf (if given). Maps are only looked up, never iterated, so a spare's
+ * larger capacity changes nothing but the growth. */
+static void take_map(MimWorld *w, MimPtrMap *m, MimPtrMapSlot *buf) {
+    if (w->num_spare_maps) *m = w->spare_maps[--w->num_spare_maps];
+    else if (buf) mim_ptrmap_lend(m, buf);
+}
+
+/* Frees m, or empties it and keeps it as a spare of w's. */
+static void give_map(MimWorld *w, MimPtrMap *m) {
+    size_t spares = sizeof w->spare_maps / sizeof *w->spare_maps;
+    if (m->slots && m->slots != m->lent && m->cap <= SPARE_MAP_MAX_CAP && w->num_spare_maps < spares) {
+        if (m->len) mim_ptrmap_clear(m); /* an empty one is clear (removal leaves no marks) */
+        m->lent = NULL; /* it may point into a finished MimSubst */
+        w->spare_maps[w->num_spare_maps++] = *m;
+        memset(m, 0, sizeof *m);
+    } else {
+        mim_ptrmap_free(m);
+    }
+}
+
 void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg) {
     memset(s, 0, sizeof *s);
     mim_rewriter_init(&s->rw, w, w, subst_hook, s);
-    mim_ptrmap_lend(&s->rw.map, s->map_buf);
-    mim_ptrmap_lend(&s->vars, s->vars_buf);
+    take_map(w, &s->rw.map, s->map_buf);
+    take_map(w, &s->vars, s->vars_buf);
+    take_map(w, &s->rw.stubs, NULL);
+    take_map(w, &s->rw.pending, NULL);
     mim_ptrmap_put(&s->vars, var, NULL);
     mim_rewriter_map(&s->rw, var, arg);
 }
@@ -330,8 +357,12 @@ void mim_subst_init(MimSubst *s, MimWorld *w, MimDef *var, MimDef *arg) {
 MimDef *mim_subst_rewrite(MimSubst *s, MimDef *e) { return mim_rewrite(&s->rw, e); }
 
 void mim_subst_fini(MimSubst *s) {
+    MimWorld *w = s->rw.src;
+    give_map(w, &s->rw.map);
+    give_map(w, &s->rw.stubs);
+    give_map(w, &s->rw.pending);
+    give_map(w, &s->vars);
     mim_rewriter_fini(&s->rw);
-    mim_ptrmap_free(&s->vars);
 }
 
 MimDef *mim_subst(MimWorld *w, MimDef *e, MimDef *mut, MimDef *arg) {
@@ -377,6 +408,7 @@ static uintptr_t binder_gen(MimWorld *w, MimDef *mut) {
     void **g = mim_ptrmap_find(&w->reduce_gen, mut);
     if (!g) {
         mim_ptrmap_put(&w->reduce_gen, mut, NULL);
+        mut->has_reduce_gen = 1;
         return 0;
     }
     return (uintptr_t)*g;
@@ -516,6 +548,7 @@ int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
 }
 
 void mim_subst_world_fini(MimWorld *w) {
+    while (w->num_spare_maps) mim_ptrmap_free(&w->spare_maps[--w->num_spare_maps]);
     mim_pairmap_free(&w->beta_active);
     mim_pairmap_free(&w->reduce_cache);
     mim_ptrmap_free(&w->reduce_gen);

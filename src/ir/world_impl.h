@@ -114,6 +114,11 @@ struct MimWorld {
         const MimDef *def;
         uint64_t epoch;   /* hole_epoch + 1 at that time (0 = empty entry) */
     } elim_clean[256];
+    /* Emptied heap maps of finished substitutions, for the next ones (subst.c):
+     * most substitutions outgrow a map's first storage, and growing fresh
+     * maps in every β-reduction was a fifth of its cost. */
+    MimPtrMap spare_maps[16];
+    unsigned num_spare_maps;
 };
 
 #endif

@@ -238,7 +238,9 @@ static bool run_step(MimPipeline *pb, Step *s, MimWorld **w, MimWorld *keep) {
          * cleaned up once. */
         uint64_t before = mim_world_mutations(*w);
         if (!pb->scratch) pb->scratch = mim_pm_scratch_new();
-        bool ok = mim_pm_run(s->pm, *w, pb->scratch);
+        /* Without passes a traversal would only rebuild nodes with their
+         * holes resolved, which the cleanup does anyway. */
+        bool ok = mim_pm_num_passes(s->pm) == 0 || mim_pm_run(s->pm, *w, pb->scratch);
         tell(pb, name, true);
         return ok && (!(*w == keep || mim_world_mutations(*w) != before) || traced_cleanup(pb, w, keep));
     }

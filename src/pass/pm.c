@@ -8,7 +8,8 @@
  * mutables not yet visited, which are pushed.
  *
  * Rounds replace the reference's speculation and undo: before each traversal
- * the uses of every reachable mutable are counted (mim_pass_uses) and the
+ * the uses of every reachable mutable are counted (mim_pass_uses; skipped
+ * when no pass of the manager can ask, needs_uses) and the
  * passes' prepare hooks run; a pass that wants another traversal says so with
  * mim_pass_changed. Everything happens in one World; the caller runs the
  * cleanup afterwards.
@@ -139,13 +140,18 @@ static NodeInfo *info_find(const MimPassMan *pm, const MimDef *d) {
     return k < pm->s->info.len && pm->s->info.data[k].def == d ? &pm->s->info.data[k] : NULL;
 }
 
-/* d's record, created if absent. Valid until the next info_get. */
-static NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
-    NodeInfo *r = info_find(pm, d);
-    if (r) return r;
+/* A new record for d (info_get's rare path, kept out of its callers). */
+static NodeInfo *info_new(MimPassMan *pm, MimDef *d) {
     d->scratch = (uint32_t)pm->s->info.len;
     mim_vec_push(&pm->s->info, ((NodeInfo){d, NULL, 0, 0, WALK_NONE}));
     return &mim_vec_last(&pm->s->info);
+}
+
+/* d's record, created if absent. Valid until the next info_get. Inlined in
+ * the walks: it runs for every edge of the program in every round. */
+static inline NodeInfo *info_get(MimPassMan *pm, MimDef *d) {
+    NodeInfo *r = info_find(pm, d);
+    return r ? r : info_new(pm, d);
 }
 
 /* Marks d as reached by walk; false if it already was. */
@@ -204,6 +210,22 @@ static void count_uses(MimPassMan *pm) {
     }
 }
 
+/* Does a pass of this manager ask for use counts? Of the core passes only
+ * beta_red and eta_exp do; any other pass (a plugin's) may. Without them a
+ * round skips the counting walk over the whole program. */
+static bool needs_uses(const MimPassMan *pm) {
+    static const MimPassClass *const blind[] = {&mim_eta_red_pass,       &mim_scalarize_pass,
+                                                &mim_tail_rec_elim_pass, &mim_lam_spec_pass,
+                                                &mim_ret_wrap_pass,      &mim_internal_cleanup_pass,
+                                                &mim_debug_print_pass};
+    for (size_t i = 0; i < pm->num_passes; ++i) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof blind / sizeof *blind; ++k) known |= pm->passes[i]->cls == blind[k];
+        if (!known) return true;
+    }
+    return false;
+}
+
 /* ---- rewriting (§4.4) ----------------------------------------------------- */
 
 static MimDef *rewrite(MimPassMan *pm, MimDef *x);
@@ -243,17 +265,17 @@ static MimDef *rebuild(MimPassMan *pm, MimDef *x) {
     MimDef *type = x->type ? rewrite(pm, x->type) : NULL;
     if (x->type && !type) return NULL;
     bool same = type == x->type;
-    MIM_SCRATCH(ops, x->num_ops);
-    for (uint32_t i = 0; i < x->num_ops; ++i) {
-        ops[i] = rewrite(pm, x->ops[i]);
-        if (!ops[i]) {
-            MIM_SCRATCH_FREE(ops);
-            return NULL;
-        }
+    /* Every operand is written before it is read: no zeroed scratch (this
+     * runs for every node of the program in every round). */
+    MimDef *small[8], **ops = x->num_ops <= 8 ? small : mim_xmalloc(x->num_ops * sizeof *ops);
+    MimDef *n = NULL;
+    uint32_t i = 0;
+    for (; i < x->num_ops; ++i) {
+        if (!(ops[i] = rewrite(pm, x->ops[i]))) break;
         same &= ops[i] == x->ops[i];
     }
-    MimDef *n = same ? x : mim_def_rebuild(pm->w, x, type, ops);
-    MIM_SCRATCH_FREE(ops);
+    if (i == x->num_ops) n = same ? x : mim_def_rebuild(pm->w, x, type, ops);
+    if (ops != small) free(ops);
     return n;
 }
 
@@ -275,7 +297,7 @@ static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
      * x's name and location unless it has its own: the first name wins
      * (semantics.md §1.2, output-format.md §4), as for the rewriter's
      * copies. */
-    mim_def_keep_dbg(res, x);
+    if (res != x) mim_def_keep_dbg(res, x);
     pm->s->info.data[k].memo = res;
     if (res != x) memo_put(pm, res, res);
     return res;
@@ -372,11 +394,13 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     /* About one record per reachable node: reserved once, not copied while
      * the table grows. */
     mim_vec_reserve(&pm->s->info, mim_world_num_nodes(w) / 2);
+    bool uses = needs_uses(pm);
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = pm->user_error = false;
         pm->stack_base = (uintptr_t)&here;
-        count_uses(pm);
+        if (uses) count_uses(pm);
+        else pm->s->info.len = 0; /* a new round: every record is stale */
         for (size_t i = 0; i < pm->num_passes; ++i)
             if (pm->passes[i]->cls->prepare) pm->passes[i]->cls->prepare(pm->passes[i]);
         bool ok = traverse(pm);
