@@ -11,7 +11,8 @@
  *   reaches) get a forward version fwd_B, which pushes a record (the values
  *   the backward sweep needs: the integers and floats of B's and of its
  *   enclosing blocks' parameters that the reverse of B's body uses, then
- *   B's number) onto a tape (an I64 buffer, malloc'd, grown by realloc to
+ *   B's number, left out when only direct backward jumps pop the record:
+ *   mark_ids) onto a tape (an I64 buffer, malloc'd, grown by realloc to
  *   twice its size) and then runs B's statements;
  * - the backward sweep is one loop (bwd_loop) that pops a record and
  *   dispatches on the block number to bwd_B, which recomputes what it needs
