@@ -11,7 +11,8 @@
  *   reaches) get a forward version fwd_B, which pushes a record (the values
  *   the backward sweep needs: the integers and floats of B's and of its
  *   enclosing blocks' parameters that the reverse of B's body uses, then
- *   B's number) onto a tape (an I64 buffer, malloc'd, grown by realloc to
+ *   B's number, left out when only direct backward jumps pop the record:
+ *   mark_ids) onto a tape (an I64 buffer, malloc'd, grown by realloc to
  *   twice its size) and then runs B's statements;
  * - the backward sweep is one loop (bwd_loop) that pops a record and
  *   dispatches on the block number to bwd_B, which recomputes what it needs
@@ -105,6 +106,7 @@ struct Rev {
     MimPtrMap inl;  /* the call of a nested function called once ↦ its body as a block of f */
     MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
+    bool *noid;   /* per block: its record (or its counted loop's) has no block number (mark_ids) */
     MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
@@ -659,13 +661,14 @@ typedef MimDef *Then(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap);
 /* fl's body (fl : Cn [X, St]): push a record (the values of leaves[0..n),
  * leaves[j] at pos + n − 1 − j, then the block number id), growing the
  * tape when full, then then(…). */
-static bool push_then(Rev *rv, long b, MimDef *fl, MimDef *B, MimDef **leaves, size_t n, uint64_t id, Then *then, void *ctx) {
+static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *B, MimDef **leaves, size_t n, uint64_t id, Then *then, void *ctx) {
     MimWorld *w = rv->w;
     MimDef *fv = mim_var(w, fl);
     MimDef *S = mim_proj(w, fv, 2, 1);
     MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
     MimDef *cap = mim_proj(w, S, 4, 3);
-    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + 1));
+    bool id_word = !rv->noid[rec];
+    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + id_word));
     /* go (m, tp, cap): the stores and what follows */
     MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
     MimDef *go = named(w, mim_cn(w, mim_sigma(w, gd, 3)), "fwd_go_", B);
@@ -684,8 +687,10 @@ static bool push_then(Rev *rv, long b, MimDef *fl, MimDef *B, MimDef **leaves, s
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
         m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
-    MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
-    m = tape_store(rv, m, gtp, at_id, i64(rv, id));
+    if (id_word) { /* read by bwd_loop's dispatch */
+        MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+        m = tape_store(rv, m, gtp, at_id, i64(rv, id));
+    }
     c.mem = m;
     if (!set_body(w, go, then(&c, ctx, gtp, need, gcap))) goto out;
     /* grow: realloc to 2·cap + n + 1 words */
@@ -736,7 +741,7 @@ static bool build_fwd(Rev *rv, long b) {
         mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
         return ok && !rv->failed;
     }
-    return push_then(rv, b, fl, B, rv->slots[b].d, rv->slots[b].n, (uint64_t)b - 1, then_block, B);
+    return push_then(rv, b, b, fl, B, rv->slots[b].d, rv->slots[b].n, (uint64_t)b - 1, then_block, B);
 }
 
 /* ---- the backward sweep ---------------------------------------------------------------- */
@@ -1337,7 +1342,7 @@ static bool build_lrx(Rev *rv, long b) {
     for (size_t j = 0; j < n; ++j) leaves[j] = rv->slots[b].d[j];
     leaves[n] = leaf_key(rv, h, rv->lr_k[b]);
     Exit x = {rv->lrx[b], e};
-    bool ok = push_then(rv, h, rv->lrx[b], B, leaves, n + 1, (uint64_t)b - 1, then_exit, &x);
+    bool ok = push_then(rv, h, b, rv->lrx[b], B, leaves, n + 1, (uint64_t)b - 1, then_exit, &x);
     free(leaves);
     return ok;
 }
@@ -1399,23 +1404,26 @@ static bool join_top(long *at, long v) {
     return true;
 }
 
-/* The record on top of the tape when the forward sweep enters each block
- * (top[y]: a block whose record it is, TOP_EMPTY, or TOP_MANY when it
- * depends on the path): a block pushing a record passes its own on; a
- * block without one passes on what it found; a counted loop's header
- * passes the loop's record to the exit. */
-static void tape_tops(Rev *rv, long *top) {
+/* The records on top of the tape when the forward sweep enters each block
+ * (in[y·nb + x]: block x's record may be on top on entering y, x = 0 for
+ * the empty tape): a block pushing a record passes its own on; a block
+ * without one passes on what it found; a counted loop's header passes the
+ * loop's record to the exit. top[y]: the one record (or TOP_EMPTY), or
+ * TOP_MANY when it depends on the path. exits[x]: x leaves f (its
+ * terminator jumps to no block of f). */
+static void tape_tops(Rev *rv, long *top, bool *in, bool *exits) {
     MimWorld *w = rv->w;
     size_t nb = rv->blk.n;
-    top[0] = TOP_EMPTY;
+    in[0] = true;
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t x = 0; x < nb; ++x) {
             MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a;
+            exits[x] = true;
             if (!body || mim_def_node(body) != MIM_APP) continue;
             target(rv, body, &g, &a);
             bool pushes = x > 0 && !rv->trivial[x] && !rv->lr_h[x];
-            long out = pushes ? (long)x : top[x], lb = x > 0 ? rv->lr_b[x] : 0;
+            long lb = x > 0 ? rv->lr_b[x] : 0;
             MimDef *succ[2] = {NULL, NULL}, *tup = NULL;
             if (block_of(rv, g) > 0) {
                 succ[0] = g;
@@ -1430,10 +1438,44 @@ static void tape_tops(Rev *rv, long *top) {
             for (size_t i = 0; i < ns; ++i) {
                 long y = block_of(rv, tup ? mim_resolve(w, mim_def_op(tup, i)) : succ[0]);
                 if (y <= 0) continue;
+                exits[x] = false;
                 bool exit = lb && rv->lr_h[lb] == (long)x && y == rv->lr_e[lb];
-                changed |= join_top(&top[y], exit ? lb : out);
+                bool *to = in + (size_t)y * nb;
+                if (exit || pushes) {
+                    size_t r = exit ? (size_t)lb : x;
+                    changed |= !to[r];
+                    to[r] = true;
+                } else {
+                    for (size_t r = 0; r < nb; ++r)
+                        if (in[x * nb + r] && !to[r]) to[r] = changed = true;
+                }
             }
         }
+    }
+    for (size_t y = 0; y < nb; ++y) {
+        top[y] = TOP_NONE;
+        for (size_t r = 0; r < nb; ++r)
+            if (in[y * nb + r]) join_top(&top[y], r ? (long)r : TOP_EMPTY);
+    }
+}
+
+/* Marks the records the dispatch of bwd_loop may pop (they keep their block
+ * number; the others are only reached by direct jumps and omit it): those
+ * below a record whose reverse goes to bwd_loop, and the one on top when f
+ * returns. With writes (rv->vm) every record keeps it. */
+static void mark_ids(Rev *rv, const long *top, const bool *in, const bool *exits) {
+    size_t nb = rv->blk.n;
+    for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
+    for (size_t b = 1; b < nb; ++b) {
+        long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b;
+        if (rv->nxt[b] && top[y] <= 0)
+            for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[(size_t)y * nb + r];
+    }
+    for (size_t x = 0; x < nb; ++x) {
+        if (!exits[x]) continue;
+        if (x > 0 && !rv->trivial[x] && !rv->lr_h[x]) rv->noid[x] = false;
+        else
+            for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[x * nb + r];
     }
 }
 
@@ -1444,24 +1486,26 @@ static bool link_next(Rev *rv) {
     MimWorld *w = rv->w;
     size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
     long *top = mim_xcalloc(nb, sizeof *top);
-    tape_tops(rv, top);
+    bool *in = mim_xcalloc(nb * nb, sizeof *in), *exits = mim_xcalloc(nb, sizeof *exits);
+    tape_tops(rv, top, in, exits);
+    mark_ids(rv, top, in, exits);
     bool ok = true;
     for (size_t b = 1; ok && b < nb; ++b) {
         MimDef *nx = rv->nxt[b];
         if (!nx) continue;
         long x = top[rv->lr_h[b] ? rv->lr_h[b] : (long)b];
         MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
-        if (x > 0) { /* x's reverse, its block number popped */
+        if (x > 0) { /* x's reverse, its block number (if any) popped */
             MimDef **ops = mim_xcalloc(ns, sizeof *ops);
             for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-            ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+            if (!rv->noid[x]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
             arg = mim_tuple(w, ops, ns);
             free(ops);
             to = rv->bwd[x];
         }
         ok = set_body(w, nx, mim_app(w, to, arg));
     }
-    free(top);
+    free(top), free(in), free(exits);
     return ok;
 }
 
@@ -1689,6 +1733,7 @@ static MimDef *build(Rev *rv) {
     rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
     rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
+    rv->noid = mim_xcalloc(nb, sizeof *rv->noid);
     rv->I64 = mim_type_int(w, 64);
     rv->M = annex(w, MIM_mem_M);
     rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
@@ -1780,7 +1825,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.noid), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, f, f);
         if (parent) parent->failed = true;
