@@ -8,7 +8,9 @@
  * the old parameters replaced by the new ones. While rebuilding one body
  * (post-order, memoized per body) the "current memory" starts as the new
  * memory parameter and becomes every axiom result of type %mem.M (or the
- * first component of a result Σ starting with one). A call whose callee's
+ * first component of a result Σ starting with one) that continues the
+ * chain from that parameter (effects of enclosing lambdas that the walk
+ * rebuilds do not count). A call whose callee's
  * type gained a memory parameter (rewritten lambdas, branches (f, g)#c,
  * continuation parameters) gets the current memory prepended. Externals are
  * re-pointed to the new lambdas; the old program becomes unreachable and the
@@ -17,7 +19,7 @@
  * Simplifications (docs/mem-passes.md, "add_mem"): only continuations (Cn
  * types) are extended, direct-style functions keep their types and bodies;
  * memory operands that the program already passes (to axioms or to callees
- * whose domain already started with %mem.M) are kept, i.e. memory is threaded
+ * whose domain already started with %mem.M, see threads_mem) are kept, i.e. memory is threaded
  * in the order of the original data dependencies rather than substituted;
  * a lambda without a body (a C declaration) becomes a declaration of the
  * extended type; implicit function types are left alone. A dependent domain
