@@ -8,7 +8,9 @@
  * the old parameters replaced by the new ones. While rebuilding one body
  * (post-order, memoized per body) the "current memory" starts as the new
  * memory parameter and becomes every axiom result of type %mem.M (or the
- * first component of a result Σ starting with one). A call whose callee's
+ * first component of a result Σ starting with one) that continues the
+ * chain from that parameter (effects of enclosing lambdas that the walk
+ * rebuilds do not count). A call whose callee's
  * type gained a memory parameter (rewritten lambdas, branches (f, g)#c,
  * continuation parameters) gets the current memory prepended. Externals are
  * re-pointed to the new lambdas; the old program becomes unreachable and the
@@ -17,7 +19,7 @@
  * Simplifications (docs/mem-passes.md, "add_mem"): only continuations (Cn
  * types) are extended, direct-style functions keep their types and bodies;
  * memory operands that the program already passes (to axioms or to callees
- * whose domain already started with %mem.M) are kept, i.e. memory is threaded
+ * whose domain already started with %mem.M, see threads_mem) are kept, i.e. memory is threaded
  * in the order of the original data dependencies rather than substituted;
  * a lambda without a body (a C declaration) becomes a declaration of the
  * extended type; implicit function types are left alone. A dependent domain
@@ -43,6 +45,7 @@ typedef struct Body {
     MimPtrMap memo; /* old node -> new node */
     MimDef *mem; /* the current memory */
     MimDef *lam; /* the new lambda whose body this is */
+    MimPtrMap own; /* effects (new axiom calls) on the chain from lam's memory parameter */
 } Body;
 
 static MimDef *ext_type(AddMem *am, MimDef *T);
@@ -210,33 +213,71 @@ static MimDef *replace_mem(MimWorld *w, MimDef *mem, MimDef *arg, uint64_t n) {
 
 static MimDef *rewrite_lam(AddMem *am, MimDef *lam);
 
-/* The memory token d (rewritten) descends from a memory parameter of the
- * lambda lam through the memory operands of axiom calls, i.e. the body
- * threads it itself. Such a token is kept as the program gives it: the
- * memory of a body is a DAG (a load may read an earlier token than the
- * latest store), and the current memory of the post-order walk is only the
- * last effect visited, not the latest one of the chain (replacing the
- * token by it dropped a store whose token was passed on: the shadow
- * updates of %autodiff.vjp). */
-static bool own_mem(AddMem *am, MimDef *lam, MimDef *d) {
+/* The memory in v: v itself if it is a %mem.M, its first component if its
+ * type is a Σ starting with one (an effect's argument or result), else NULL. */
+static MimDef *mem_part(AddMem *am, MimDef *v) {
+    MimWorld *w = am->w;
+    MimDef *T = mim_resolve(w, mim_def_type(v));
+    if (mem_is_M(w, T)) return v;
+    if (mim_def_node(T) == MIM_SIGMA && starts_with_M(am, T)) return mim_proj(w, v, mem_num_comps(w, T), 0);
+    return NULL;
+}
+
+/* The lambda from whose memory parameter the memory token d (rewritten)
+ * descends through the memory operands of axiom calls, or NULL (a constant
+ * token, the result of a direct-style call, …); *effects counts the axiom
+ * calls on the way. */
+static MimDef *mem_root(AddMem *am, MimDef *d, unsigned *effects) {
     MimWorld *w = am->w;
     for (d = d ? mim_resolve(w, d) : NULL; d; d = d ? mim_resolve(w, d) : NULL) {
         switch (mim_def_node(d)) {
-        case MIM_VAR: return mim_def_op(d, 0) == lam;
+        case MIM_VAR: {
+            MimDef *binder = mim_def_op(d, 0);
+            return binder && mim_def_node(binder) == MIM_LAM ? binder : NULL;
+        }
         case MIM_EXTRACT: d = mim_def_op(d, 0); break; /* a component of a parameter or of an effect's result */
         case MIM_APP: {
-            if (!mim_app_axiom(d)) return false;
-            MimDef *arg = mim_app_arg(d), *AT = mim_def_type(arg);
-            if (mem_is_M(w, AT)) d = arg;
-            else if (mim_def_node(mim_resolve(w, AT)) == MIM_SIGMA && starts_with_M(am, AT))
-                d = mim_proj(w, arg, mem_num_comps(w, AT), 0);
-            else return false;
+            if (!mim_app_axiom(d) || !(d = mem_part(am, mim_app_arg(d)))) return NULL;
+            ++*effects;
             break;
         }
-        default: return false;
+        default: return NULL;
         }
     }
-    return false;
+    return NULL;
+}
+
+/* The memory argument `given` (rewritten) of a call in the body b is kept as
+ * the program passes it when the body threads it itself: it descends from
+ * the lambda's own memory parameter, or from the memory parameter of
+ * another (enclosing) lambda through at least one effect. The memory of a
+ * body is a DAG (a load may read an earlier token than the latest store),
+ * and the current memory is only the end of the chain from the lambda's own
+ * memory parameter, not the latest effect: replacing a token the body
+ * threads dropped its effects (the shadow store after a tape read of
+ * %autodiff.vjp; the load and store of a memory-less loop block that
+ * extends its loop's memory and passes it to the next iteration). Only a
+ * token that is another lambda's memory parameter as it is (a continuation
+ * that had no memory reusing its enclosing one), or that comes from no
+ * parameter, becomes the current memory. */
+static bool threads_mem(AddMem *am, Body *b, MimDef *given) {
+    unsigned effects = 0;
+    MimDef *root = mem_root(am, given, &effects);
+    return root && (root == b->lam || effects > 0);
+}
+
+/* The memory operand mem (rewritten) of an effect continues the chain from
+ * the lambda's own memory parameter: the parameter itself or the memory of
+ * an effect that did (effects of enclosing lambdas that the post-order walk
+ * rebuilds, e.g. a malloc whose pointer a block uses, never become its
+ * current memory). */
+static bool extends_own(AddMem *am, Body *b, MimDef *mem) {
+    MimWorld *w = am->w;
+    for (mem = mem ? mim_resolve(w, mem) : NULL; mem && mim_def_node(mem) == MIM_EXTRACT;)
+        mem = mim_resolve(w, mim_def_op(mem, 0));
+    if (!mem) return false;
+    if (mim_def_node(mem) == MIM_VAR) return mim_def_op(mem, 0) == b->lam;
+    return mim_ptrmap_get(&b->own, mem) != NULL;
 }
 
 static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
@@ -251,16 +292,18 @@ static MimDef *rewrite_app(AddMem *am, Body *b, MimDef *d) {
         MimDef *npi = plain_cn(am, mim_def_type(ncallee));
         if (starts_with_M(am, mim_pi_dom(pi))) {
             MimDef *given = n == 1 ? narg : mim_proj(w, narg, n, 0);
-            if (!own_mem(am, b->lam, given)) narg = replace_mem(w, mem, narg, n);
+            if (!threads_mem(am, b, given)) narg = replace_mem(w, mem, narg, n);
         } else if (npi && starts_with_M(am, mim_pi_dom(npi))) narg = prepend_mem(w, mem, narg, n);
         if (!narg) return NULL;
     }
     MimDef *res = mim_app(w, ncallee, narg);
-    if (res && mim_app_axiom(d)) { /* an effect: its memory becomes the current one */
-        MimDef *RT = mim_resolve(w, mim_def_type(res));
-        if (mem_is_M(w, RT)) b->mem = res;
-        else if (mim_def_node(RT) == MIM_SIGMA && starts_with_M(am, RT))
-            b->mem = mim_proj(w, res, mem_num_comps(w, RT), 0);
+    if (res && mim_app_axiom(d)) { /* an effect on the own chain: its memory becomes the current one */
+        MimDef *in = mem_part(am, narg);
+        MimDef *out = in && extends_own(am, b, in) ? mem_part(am, res) : NULL;
+        if (out) {
+            mim_ptrmap_put(&b->own, res, res);
+            b->mem = out;
+        }
     }
     return res;
 }
@@ -358,6 +401,7 @@ static MimDef *rewrite_lam(AddMem *am, MimDef *lam) {
     MimDef *filter = rewrite(am, &b, mim_lam_filter(lam));
     MimDef *body = filter ? rewrite(am, &b, mim_lam_body(lam)) : NULL;
     mim_ptrmap_free(&b.memo);
+    mim_ptrmap_free(&b.own);
     return body && mim_lam_set(w, nl, filter, body) ? nl : NULL;
 }
 
