@@ -656,6 +656,15 @@ static bool is_pipeline_def(MimDef *lam) {
     return false;
 }
 
+/* A plugin's helper `internal_*` still external at -O0/-O1 (e.g. autodiff's
+ * `internal_diff_core_wrap_add`, often polymorphic): the -O2 pipeline's
+ * internal_cleanup makes every such external internal (spec compile.md §6),
+ * so the back end leaves them out as well (docs/ll-backend.md). */
+static bool is_internal_helper(MimDef *lam) {
+    MimSym name = mim_def_name(lam);
+    return name && strncmp(name, "internal_", 9) == 0;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
@@ -739,7 +748,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
 
     for (size_t i = 0, n = mim_world_num_externals(w); i < n && ll.ok; ++i) {
         MimDef *ext = mim_world_external(w, i);
-        if (mim_def_node(ext) != MIM_LAM || is_pipeline_def(ext)) continue;
+        if (mim_def_node(ext) != MIM_LAM || is_pipeline_def(ext) || is_internal_helper(ext)) continue;
         if (!ll_is_fn_lam(ext) && mim_def_is_set(ext) && ll_body(ext)) {
             ll_error(&ll, ext, "an external must be a returning function (Cn [..., Cn R])");
             break;
