@@ -2,9 +2,7 @@
  * functions over malloc'd F64 arrays, computed in forward mode with shadow
  * arrays, against the analytic ones (written here) and central finite
  * differences along the same direction. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "grad-check.h"
 
 double jdot(double *, double *, double *, double *, long);
 double jsumsq(double *, double *, long);
@@ -14,24 +12,9 @@ double jmlp(double *, double *, double *, double *, double *, double *, double *
 double vsumsq(double *, long), vlse(double *, long), vsoftmax(double *, double *, long, long);
 double vmlp(double *, double *, double *, double *, long, long, long);
 
-static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
-
 static void check(const char *name, double got, double want, double fd) {
     if (rel(got, want) < 1e-9 && rel(got, fd) < 1e-6) printf("ok %s\n", name);
     else printf("FAIL %s: got %.17g, analytic %.17g, finite difference %.17g\n", name, got, want, fd);
-}
-
-static double *vec(long n, double scale, double shift) {
-    double *v = malloc((size_t)n * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = scale * sin(1.3 * (double)i + shift);
-    return v;
-}
-
-/* a + h·da into a fresh array */
-static double *moved(const double *a, const double *da, double h, long n) {
-    double *v = malloc((size_t)n * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
-    return v;
 }
 
 static double f_dot(double *a, double *b, long n) {

@@ -2,9 +2,7 @@
  * counted loops (and of a loop that keeps its records) into zeroed shadow
  * arrays, against the analytic ones (written here) and central finite
  * differences along a direction v (Σ g_i v_i). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "grad-check.h"
 
 double rshift(double *, double *, long), vshift(double *, long);
 double rtri(double *, double *, double *, double *, long), vtri(double *, double *, long);
@@ -13,27 +11,6 @@ double rstride(double *, double *, long), vstride(double *, long);
 double rtw(double *, double *, double *, double *, long), vtw(double *, double *, long);
 double rtwc(double *, double *, double *, long), rtwc2(double *, double *, double *, long);
 double rtl(double *, double *, double *, double *, long), vtl(double *, double *, long);
-
-static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
-
-/* every g[i] against want[i] (< 1e-9), Σ g_i v_i against fd (< 1e-6) */
-static void check(const char *name, long n, const double *g, const double *want, const double *v, double fd) {
-    double worst = 0, dir = 0;
-    for (long i = 0; i < n; ++i) worst = fmax(worst, rel(g[i], want[i])), dir += g[i] * v[i];
-    if (worst < 1e-9 && rel(dir, fd) < 1e-6) printf("ok %s %ld\n", name, n);
-    else printf("FAIL %s %ld: max rel. error %.3g, directional %.17g vs finite difference %.17g\n", name, n, worst, dir, fd);
-}
-
-static double *vec(long n, double scale, double shift) {
-    double *v = malloc((size_t)(n + 1) * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = scale * sin(1.3 * (double)i + shift);
-    return v;
-}
-static double *moved(const double *a, const double *da, double h, long n) {
-    double *v = malloc((size_t)(n + 1) * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
-    return v;
-}
 
 static void run(long n) {
     const double h = 1e-6;
@@ -46,7 +23,7 @@ static void run(long n) {
     double r = rshift(a, g, n);
     for (long k = 0; k < n; ++k) want[k] = (k + 2 < n ? a[k + 2] : 0) + (k >= 2 ? a[k - 2] : 0);
     if (rel(r, vshift(a, n)) > 1e-12) printf("FAIL shift value\n");
-    check("shift", n, g, want, va, (vshift(ap, n) - vshift(am, n)) / (2 * h));
+    check_grad("shift", n, g, want, va, (vshift(ap, n) - vshift(am, n)) / (2 * h));
     /* tri: with T_k = Σ_{r>k} 2 t_r, ∂a_k = b_k T_k, ∂b_k = a_k T_k */
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
     r = rtri(a, g, b, g + n, n);
@@ -56,7 +33,7 @@ static void run(long n) {
     for (long k = n - 1; k >= 0; --k) want[k] = b[k] * tail, want[n + k] = a[k] * tail, tail += 2 * tr[k];
     free(tr);
     if (rel(r, vtri(a, b, n)) > 1e-12) printf("FAIL tri value\n");
-    check("tri", 2 * n, g, want, v, (vtri(ap, bp, n) - vtri(am, bm, n)) / (2 * h));
+    check_grad("tri", 2 * n, g, want, v, (vtri(ap, bp, n) - vtri(am, bm, n)) / (2 * h));
     /* tri2: with A_k = Σ_{r>k} a_r, ∂a_k = t_k + b_k A_k, ∂b_k = a_k A_k */
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
     r = rtri2(a, g, b, g + n, n);
@@ -64,14 +41,14 @@ static void run(long n) {
     for (long k = 0; k < n; ++k) want[k] = t, t += a[k] * b[k];
     for (long k = n - 1; k >= 0; --k) want[k] += b[k] * tail, want[n + k] = a[k] * tail, tail += a[k];
     if (rel(r, vtri2(a, b, n)) > 1e-12) printf("FAIL tri2 value\n");
-    check("tri2", 2 * n, g, want, v, (vtri2(ap, bp, n) - vtri2(am, bm, n)) / (2 * h));
+    check_grad("tri2", 2 * n, g, want, v, (vtri2(ap, bp, n) - vtri2(am, bm, n)) / (2 * h));
     /* stride over m = n/2 elements: ∂a_{2i} = 2a_{2i} */
     long m = n / 2;
     for (long i = 0; i < n; ++i) g[i] = 0, want[i] = 0;
     r = rstride(a, g, m);
     for (long i = 0; i < m; ++i) want[2 * i] = 2 * a[2 * i];
     if (rel(r, vstride(a, m)) > 1e-12) printf("FAIL stride value\n");
-    check("stride", n, g, want, va, (vstride(ap, m) - vstride(am, m)) / (2 * h));
+    check_grad("stride", n, g, want, va, (vstride(ap, m) - vstride(am, m)) / (2 * h));
     /* tw: with t_r = Σ_{s<r} a_s b_s and T_k = Σ_{k<r<n} 2 t_r,
      * ∂a_k = b_k (a_0 + T_k) (+ t_n for k = 0), ∂b_k = a_k (a_0 + T_k) */
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
@@ -84,23 +61,23 @@ static void run(long n) {
     if (n > 0) want[0] += t;
     free(tt);
     if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL tw value\n");
-    check("tw", 2 * n, g, want, v, (vtw(ap, bp, n) - vtw(am, bm, n)) / (2 * h));
+    check_grad("tw", 2 * n, g, want, v, (vtw(ap, bp, n) - vtw(am, bm, n)) / (2 * h));
     /* tw with b inactive (⊥ shadow): a's gradient only, into a zeroed g */
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
     r = rtwc(a, g, b, n);
     if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc value\n");
-    check("twc", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    check_grad("twc", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
     r = rtwc2(a, g, b, n);
     if (rel(r, vtw(a, b, n)) > 1e-12) printf("FAIL twc2 value\n");
-    check("twc2", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
+    check_grad("twc2", n, g, want, va, (vtw(ap, b, n) - vtw(am, b, n)) / (2 * h));
     /* tl: ∂a_k = 2 a_k b_k² (+ b_0 for k = 0), ∂b_k = 2 a_k² b_k (+ a_0) */
     for (long i = 0; i < 2 * n; ++i) g[i] = 0;
     r = rtl(a, g, b, g + n, n);
     for (long k = 0; k < n; ++k) want[k] = 2 * a[k] * b[k] * b[k], want[n + k] = 2 * a[k] * a[k] * b[k];
     if (n > 0) want[0] += b[0], want[n] += a[0];
     if (rel(r, vtl(a, b, n)) > 1e-12) printf("FAIL tl value\n");
-    check("tl", 2 * n, g, want, v, (vtl(ap, bp, n) - vtl(am, bm, n)) / (2 * h));
+    check_grad("tl", 2 * n, g, want, v, (vtl(ap, bp, n) - vtl(am, bm, n)) / (2 * h));
     free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
 }
 

@@ -2,9 +2,7 @@
  * malloc'd F64 arrays, computed in reverse mode (%autodiff.vjp) into
  * zeroed shadow arrays, against the analytic ones (written here) and
  * central finite differences along a direction v (Σ g_i v_i). */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "grad-check.h"
 
 double rdot(double *, double *, double *, double *, long);
 double rsumsq(double *, double *, long);
@@ -14,27 +12,6 @@ double rfib(double, long);
 double rrelu(double *, double *, long), vrelu(double *, long);
 double vdot(double *, double *, long), vsumsq(double *, long), vlse(double *, long);
 double vsinsum(double *, double *, long), vfib(double, long);
-
-static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
-
-/* every g[i] against want[i] (< 1e-9), Σ g_i v_i against fd (< 1e-6) */
-static void check(const char *name, long n, const double *g, const double *want, const double *v, double fd) {
-    double worst = 0, dir = 0;
-    for (long i = 0; i < n; ++i) worst = fmax(worst, rel(g[i], want[i])), dir += g[i] * v[i];
-    if (worst < 1e-9 && rel(dir, fd) < 1e-6) printf("ok %s %ld\n", name, n);
-    else printf("FAIL %s %ld: max rel. error %.3g, directional %.17g vs finite difference %.17g\n", name, n, worst, dir, fd);
-}
-
-static double *vec(long n, double scale, double shift) {
-    double *v = malloc((size_t)n * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = scale * sin(1.3 * (double)i + shift);
-    return v;
-}
-static double *moved(const double *a, const double *da, double h, long n) {
-    double *v = malloc((size_t)n * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
-    return v;
-}
 
 static void arrays(long n) {
     const double h = 1e-6;
@@ -48,30 +25,30 @@ static void arrays(long n) {
         double r = rdot(a, g, b, g + n, n);
         for (long i = 0; i < n; ++i) want[i] = b[i], want[n + i] = a[i];
         if (rel(r, vdot(a, b, n)) > 1e-12) printf("FAIL dot value\n");
-        check("dot", 2 * n, g, want, v, (vdot(ap, bp, n) - vdot(am, bm, n)) / (2 * h));
+        check_grad("dot", 2 * n, g, want, v, (vdot(ap, bp, n) - vdot(am, bm, n)) / (2 * h));
         /* log-sum-exp: ∂a = softmax a */
         for (long i = 0; i < n; ++i) g[i] = 0;
         rlse(a, g, n);
         double s = 0;
         for (long i = 0; i < n; ++i) s += exp(a[i]);
         for (long i = 0; i < n; ++i) want[i] = exp(a[i]) / s;
-        check("lse", n, g, want, va, (vlse(ap, n) - vlse(am, n)) / (2 * h));
+        check_grad("lse", n, g, want, va, (vlse(ap, n) - vlse(am, n)) / (2 * h));
         /* Σ sin(a_i b_i) through a nested function */
         for (long i = 0; i < 2 * n; ++i) g[i] = 0;
         rsinsum(a, g, b, g + n, n);
         for (long i = 0; i < n; ++i) want[i] = cos(a[i] * b[i]) * b[i], want[n + i] = cos(a[i] * b[i]) * a[i];
-        check("sinsum", 2 * n, g, want, v, (vsinsum(ap, bp, n) - vsinsum(am, bm, n)) / (2 * h));
+        check_grad("sinsum", 2 * n, g, want, v, (vsinsum(ap, bp, n) - vsinsum(am, bm, n)) / (2 * h));
         /* Σ max(a_i, 0)·a_i: ∂a = 2a where a > 0 */
         for (long i = 0; i < n; ++i) g[i] = 0;
         rrelu(a, g, n);
         for (long i = 0; i < n; ++i) want[i] = a[i] > 0 ? 2 * a[i] : 0;
-        check("relu", n, g, want, va, (vrelu(ap, n) - vrelu(am, n)) / (2 * h));
+        check_grad("relu", n, g, want, va, (vrelu(ap, n) - vrelu(am, n)) / (2 * h));
     }
     /* Σ a_i²: ∂a = 2a */
     for (long i = 0; i < n; ++i) g[i] = 0;
     rsumsq(a, g, n);
     for (long i = 0; i < n; ++i) want[i] = 2 * a[i];
-    check("sumsq", n, g, want, va, (vsumsq(ap, n) - vsumsq(am, n)) / (2 * h));
+    check_grad("sumsq", n, g, want, va, (vsumsq(ap, n) - vsumsq(am, n)) / (2 * h));
     free(a), free(b), free(va), free(vb), free(ap), free(am), free(bp), free(bm), free(g), free(want), free(v);
 }
 
@@ -87,7 +64,7 @@ static void fib(long n, double x) {
     if (rel(vfib(x, n), b) > 1e-9) printf("FAIL fib value\n");
     char name[32];
     snprintf(name, sizeof name, "fib(n=%ld)", n);
-    check(name, 1, &got, &db, &one, fd);
+    check_grad(name, 1, &got, &db, &one, fd);
 }
 
 int main(void) {

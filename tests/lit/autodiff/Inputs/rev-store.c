@@ -4,10 +4,9 @@
  * analytic ones (written here) and central finite differences along a
  * direction v (Σ g_i v_i). Functions that overwrite their argument get a
  * fresh copy per call. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "grad-check.h"
 
 double rsqbuf(double *, double *, long), vsqbuf(double *, long);
 double rsqpass(double *, double *, long), vsqpass(double *, long);
@@ -27,29 +26,10 @@ double rbins(double *, double *, long), vbins(double *, long);
 double rscale0(double *, double *, long), vscale0(double *, long);
 double rbump(double *, double *, long);
 
-static double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
-
-/* every g[i] against want[i] (< 1e-9), Σ g_i v_i against fd (< 1e-6) */
-static void check(const char *name, long n, const double *g, const double *want, const double *v, double fd) {
-    double worst = 0, dir = 0;
-    for (long i = 0; i < n; ++i) worst = fmax(worst, rel(g[i], want[i])), dir += g[i] * v[i];
-    if (worst < 1e-9 && rel(dir, fd) < 1e-6) printf("ok %s %ld\n", name, n);
-    else printf("FAIL %s %ld: max rel. error %.3g, directional %.17g vs finite difference %.17g\n", name, n, worst, dir, fd);
-}
 static void value(const char *name, double got, double want) {
     if (rel(got, want) > 1e-12) printf("FAIL %s value %.17g vs %.17g\n", name, got, want);
 }
 
-static double *vec(long n, double scale, double shift, double base) {
-    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = base + scale * sin(1.3 * (double)i + shift);
-    return v;
-}
-static double *moved(const double *a, const double *da, double h, long n) {
-    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    for (long i = 0; i < n; ++i) v[i] = a[i] + h * da[i];
-    return v;
-}
 static double *zeros(long n) { return calloc((size_t)(n ? n : 1), sizeof(double)); }
 static double *copy(const double *a, long n) {
     double *c = malloc((size_t)(n ? n : 1) * sizeof *c);
@@ -61,11 +41,11 @@ static const double h = 1e-6;
 
 /* Σ a_i² through a malloc'd buffer: ∂a = 2a (rf/vf: sqbuf or sqpass) */
 static void sqbuf_by(const char *name, double (*rf)(double *, double *, long), double (*vf)(double *, long), long n) {
-    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *a = vec(n, 1.0, 0.1), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n);
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     value(name, rf(a, g, n), vf(a, n));
     for (long i = 0; i < n; ++i) want[i] = 2 * a[i];
-    check(name, n, g, want, va, (vf(ap, n) - vf(am, n)) / (2 * h));
+    check_grad(name, n, g, want, va, (vf(ap, n) - vf(am, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 static void sqbuf(long n) { sqbuf_by("sqbuf", rsqbuf, vsqbuf, n); }
@@ -73,7 +53,7 @@ static void sqbuf(long n) { sqbuf_by("sqbuf", rsqbuf, vsqbuf, n); }
 /* s = softmax a, L = Σ (s_i − y_i)²: with u_i = 2(s_i − y_i),
  * ∂a_j = s_j (u_j − Σ u_i s_i), ∂y_j = −u_j */
 static void smloss(long n) {
-    double *a = vec(n, 1.0, 0.1, 0), *y = vec(n, 0.2, 0.5, 0.3), *va = vec(n, 1.0, 2.0, 0), *vy = vec(n, 0.5, 0.3, 0);
+    double *a = vec(n, 1.0, 0.1), *y = vec_base(n, 0.2, 0.5, 0.3), *va = vec(n, 1.0, 2.0), *vy = vec(n, 0.5, 0.3);
     double *g = zeros(2 * n), *want = zeros(2 * n), *v = zeros(2 * n), *s = zeros(n);
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n), *yp = moved(y, vy, h, n), *ym = moved(y, vy, -h, n);
     value("smloss", rsmloss(a, g, y, g + n, n), vsmloss(a, y, n));
@@ -84,15 +64,15 @@ static void smloss(long n) {
         double u = 2 * (s[j] - y[j]);
         want[j] = s[j] * (u - us), want[n + j] = -u, v[j] = va[j], v[n + j] = vy[j];
     }
-    check("smloss", 2 * n, g, want, v, (vsmloss(ap, yp, n) - vsmloss(am, ym, n)) / (2 * h));
+    check_grad("smloss", 2 * n, g, want, v, (vsmloss(ap, yp, n) - vsmloss(am, ym, n)) / (2 * h));
     free(a), free(y), free(va), free(vy), free(g), free(want), free(v), free(s), free(ap), free(am), free(yp), free(ym);
 }
 
 /* the MLP loss w.r.t. W1 (h×d) and W2 (o×h) */
 static void mlp(long d, long hd, long o) {
     long n1 = hd * d, n2 = o * hd;
-    double *w1 = vec(n1, 0.5, 0.1, 0), *w2 = vec(n2, 0.7, 0.4, 0), *x = vec(d, 1.0, 0.9, 0), *y = vec(o, 0.5, 1.7, 0);
-    double *v1 = vec(n1, 1.0, 2.0, 0), *v2 = vec(n2, 1.0, 0.6, 0);
+    double *w1 = vec(n1, 0.5, 0.1), *w2 = vec(n2, 0.7, 0.4), *x = vec(d, 1.0, 0.9), *y = vec(o, 0.5, 1.7);
+    double *v1 = vec(n1, 1.0, 2.0), *v2 = vec(n2, 1.0, 0.6);
     double *g = zeros(n1 + n2), *want = zeros(n1 + n2), *v = zeros(n1 + n2), *gx = zeros(d), *gy = zeros(o);
     double *w1p = moved(w1, v1, h, n1), *w1m = moved(w1, v1, -h, n1), *w2p = moved(w2, v2, h, n2), *w2m = moved(w2, v2, -h, n2);
     value("mlp", rmlp(w1, g, w2, g + n1, x, gx, y, gy, d, hd, o), vmlp(w1, w2, x, y, d, hd, o));
@@ -113,7 +93,7 @@ static void mlp(long d, long hd, long o) {
         for (long i = 0; i < d; ++i) want[j * d + i] = dH[j] * (1 - H[j] * H[j]) * x[i];
     for (long i = 0; i < n1; ++i) v[i] = v1[i];
     for (long i = 0; i < n2; ++i) v[n1 + i] = v2[i];
-    check("mlp", n1 + n2, g, want, v, (vmlp(w1p, w2p, x, y, d, hd, o) - vmlp(w1m, w2m, x, y, d, hd, o)) / (2 * h));
+    check_grad("mlp", n1 + n2, g, want, v, (vmlp(w1p, w2p, x, y, d, hd, o) - vmlp(w1m, w2m, x, y, d, hd, o)) / (2 * h));
     free(w1), free(w2), free(x), free(y), free(v1), free(v2), free(g), free(want), free(v), free(gx), free(gy);
     free(w1p), free(w1m), free(w2p), free(w2m), free(H), free(e), free(dH);
 }
@@ -130,7 +110,7 @@ static void cell(void) {
     want[0] = cos(v) * a1 * v + sin(v) * a1 + 1, want[1] = sin(v) * v;
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
     double fp = vcell(p), fm = vcell(m);
-    check("cell", 2, g, want, va, (fp - fm) / (2 * h));
+    check_grad("cell", 2, g, want, va, (fp - fm) / (2 * h));
 }
 
 /* u = a0²; a0 ← u; r = a0² = a0⁴ (a nested function called twice) */
@@ -144,13 +124,13 @@ static void twice(void) {
     want[0] = 4 * a[0] * a[0] * a[0], want[1] = 0;
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
     double fp = vtwice(p), fm = vtwice(m);
-    check("twice", 2, g, want, va, (fp - fm) / (2 * h));
+    check_grad("twice", 2, g, want, va, (fp - fm) / (2 * h));
 }
 
 /* prefix products P_i = Π_{k ≤ i} a_k in place, r = Σ P_i:
  * ∂a_j = Σ_{i ≥ j} P_i / a_j */
 static void prefix_by(const char *name, double (*rf)(double *, double *, long), long n) {
-    double *a = vec(n, 0.4, 0.3, 1.0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *a = vec_base(n, 0.4, 0.3, 1.0), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n);
     double *c = copy(a, n);
     double r = rf(c, g, n);
     free(c), c = copy(a, n);
@@ -161,7 +141,7 @@ static void prefix_by(const char *name, double (*rf)(double *, double *, long), 
     for (long j = n - 1; j >= 0; --j) tail += P[j], want[j] = tail / a[j];
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     double fp = vprefix(ap, n), fm = vprefix(am, n);
-    check(name, n, g, want, va, (fp - fm) / (2 * h));
+    check_grad(name, n, g, want, va, (fp - fm) / (2 * h));
     free(a), free(va), free(g), free(want), free(P), free(ap), free(am);
 }
 
@@ -172,30 +152,30 @@ static void stk(void) {
     double x0 = a[0], x1 = a[1];
     want[0] = 2 * x0 * x1 * x1 + 2 * sin(x0) * cos(x0) + 2 * x0, want[1] = 2 * x0 * x0 * x1 + 4 * x1 * x1 * x1;
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
-    check("stk", 2, g, want, va, (vstk(p) - vstk(m)) / (2 * h));
+    check_grad("stk", 2, g, want, va, (vstk(p) - vstk(m)) / (2 * h));
 }
 
 /* out_i = c², r = Σ out_i a_i: ∂c = 2c Σ a_i, ∂a_i = c² */
 static void fillc(long n) {
-    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
+    double *a = vec(n, 1.0, 0.1), *va = vec(n, 1.0, 2.0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
     double c = 0.3, sa = 0, vc = 0.7;
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     g[n] = rfillc(a, g, c, n);
     for (long i = 0; i < n; ++i) want[i] = c * c, sa += a[i], v[i] = va[i];
     want[n] = 2 * c * sa, v[n] = vc;
-    check("fillc", n + 1, g, want, v, (vfillc(ap, c + h * vc, n) - vfillc(am, c - h * vc, n)) / (2 * h));
+    check_grad("fillc", n + 1, g, want, v, (vfillc(ap, c + h * vc, n) - vfillc(am, c - h * vc, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(v), free(ap), free(am);
 }
 
 /* p_i = (a_i², c·a_i) as pairs, r = Σ p_i#0 + 2·p_i#1: ∂a_i = 2a_i + 2c, ∂c = 2 Σ a_i */
 static void pairs(long n) {
-    double *a = vec(n, 1.0, 0.1, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
+    double *a = vec(n, 1.0, 0.1), *va = vec(n, 1.0, 2.0), *g = zeros(n + 1), *want = zeros(n + 1), *v = zeros(n + 1);
     double c = -0.6, sa = 0, vc = 0.7;
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     g[n] = rpairs(a, g, c, n);
     for (long i = 0; i < n; ++i) want[i] = 2 * a[i] + 2 * c, sa += a[i], v[i] = va[i];
     want[n] = 2 * sa, v[n] = vc;
-    check("pairs", n + 1, g, want, v, (vpairs(ap, c + h * vc, n) - vpairs(am, c - h * vc, n)) / (2 * h));
+    check_grad("pairs", n + 1, g, want, v, (vpairs(ap, c + h * vc, n) - vpairs(am, c - h * vc, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(v), free(ap), free(am);
 }
 
@@ -206,13 +186,13 @@ static void pair(void) {
     double x0 = a[0], x1 = a[1];
     want[0] = 2 * x0 * x1 * x1 + 2 * sin(x0) * cos(x0), want[1] = 2 * x0 * x0 * x1;
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
-    check("pair", 2, g, want, va, (vpair(p) - vpair(m)) / (2 * h));
+    check_grad("pair", 2, g, want, va, (vpair(p) - vpair(m)) / (2 * h));
 }
 
 /* y = W x, r = Σ y_r³: ∂W[r,c] = 3 y_r² x_c, ∂x_c = Σ_r 3 y_r² W[r,c] */
 static void matvec(long m, long n) {
     long N = m * n + n;
-    double *wx = vec(N, 0.5, 0.3, 0), *v = vec(N, 1.0, 2.0, 0), *g = zeros(N), *want = zeros(N);
+    double *wx = vec(N, 0.5, 0.3), *v = vec(N, 1.0, 2.0), *g = zeros(N), *want = zeros(N);
     double *p = moved(wx, v, h, N), *q = moved(wx, v, -h, N);
     value("matvec", rmatvec(wx, g, wx + m * n, g + m * n, m, n), vmatvec(wx, wx + m * n, m, n));
     for (long r = 0; r < m; ++r) {
@@ -220,13 +200,13 @@ static void matvec(long m, long n) {
         for (long c = 0; c < n; ++c) y += wx[r * n + c] * wx[m * n + c];
         for (long c = 0; c < n; ++c) want[r * n + c] = 3 * y * y * wx[m * n + c], want[m * n + c] += 3 * y * y * wx[r * n + c];
     }
-    check("matvec", N, g, want, v, (vmatvec(p, p + m * n, m, n) - vmatvec(q, q + m * n, m, n)) / (2 * h));
+    check_grad("matvec", N, g, want, v, (vmatvec(p, p + m * n, m, n) - vmatvec(q, q + m * n, m, n)) / (2 * h));
     free(wx), free(v), free(g), free(want), free(p), free(q);
 }
 
 /* a_i ← a_i² or sin a_i in place, r = Σ a_i²: ∂a_i = 2 b_i · (2a_i or cos a_i) */
 static void cond(long n) {
-    double *a = vec(n, 1.0, 0.2, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n);
+    double *a = vec(n, 1.0, 0.2), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n);
     double *c = copy(a, n);
     double r = rcond(c, g, n);
     free(c), c = copy(a, n);
@@ -235,30 +215,30 @@ static void cond(long n) {
     for (long i = 0; i < n; ++i) want[i] = a[i] > 0 ? 2 * a[i] * a[i] * 2 * a[i] : 2 * sin(a[i]) * cos(a[i]);
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     double fp = vcond(ap, n), fm = vcond(am, n);
-    check("cond", n, g, want, va, (fp - fm) / (2 * h));
+    check_grad("cond", n, g, want, va, (fp - fm) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
 /* B_k = Σ_{i mod 3 = k} a_i², r = Σ B_k²: ∂a_i = 4 B_{i mod 3} a_i */
 static void bins(long n) {
-    double *a = vec(n, 1.0, 0.2, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), B[3] = {0, 0, 0};
+    double *a = vec(n, 1.0, 0.2), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n), B[3] = {0, 0, 0};
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     value("bins", rbins(a, g, n), vbins(a, n));
     for (long i = 0; i < n; ++i) B[i % 3] += a[i] * a[i];
     for (long i = 0; i < n; ++i) want[i] = 4 * B[i % 3] * a[i];
-    check("bins", n, g, want, va, (vbins(ap, n) - vbins(am, n)) / (2 * h));
+    check_grad("bins", n, g, want, va, (vbins(ap, n) - vbins(am, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
 /* r = a_0² Σ a_i²: ∂a_0 = 2a_0 S + 2a_0³, ∂a_i = 2a_0² a_i (i > 0) */
 static void scale0(long n) {
-    double *a = vec(n, 1.0, 0.4, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), S = 0;
+    double *a = vec(n, 1.0, 0.4), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n), S = 0;
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     value("scale0", rscale0(a, g, n), vscale0(a, n));
     for (long i = 0; i < n; ++i) S += a[i] * a[i];
     for (long i = 1; i < n; ++i) want[i] = 2 * a[0] * a[0] * a[i];
     want[0] = 2 * a[0] * S + 2 * a[0] * a[0] * a[0];
-    check("scale0", n, g, want, va, (vscale0(ap, n) - vscale0(am, n)) / (2 * h));
+    check_grad("scale0", n, g, want, va, (vscale0(ap, n) - vscale0(am, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
@@ -275,12 +255,12 @@ static double rbump_value(double *a, long n) {
     return r;
 }
 static void bump(long n) {
-    double *a = vec(n, 1.0, 0.4, 0), *va = vec(n, 1.0, 2.0, 0), *g = zeros(n), *want = zeros(n), s = 0;
+    double *a = vec(n, 1.0, 0.4), *va = vec(n, 1.0, 2.0), *g = zeros(n), *want = zeros(n), s = 0;
     double *ap = moved(a, va, h, n), *am = moved(a, va, -h, n);
     double r = rbump(a, g, n);
     for (long i = 0; i < n; ++i) want[i] = 2 * sin(a[i]) * cos(a[i]), s += sin(a[i]) * sin(a[i]);
     value("bump", r, s);
-    check("bump", n, g, want, va, (rbump_value(ap, n) - rbump_value(am, n)) / (2 * h));
+    check_grad("bump", n, g, want, va, (rbump_value(ap, n) - rbump_value(am, n)) / (2 * h));
     free(a), free(va), free(g), free(want), free(ap), free(am);
 }
 
