@@ -74,7 +74,7 @@ struct Rev {
     MimPass *p;
     MimPtrMap *memo; /* h ↦ h_vjp (f ↦ f on failure) */
     MimPtrMap *copies; /* h ↦ a copy of h for forward sweeps */
-    MimDef **realloc_fn;
+    MimDef **realloc_fn; /* the declarations of C's realloc [0] and calloc [1] (c_fn) */
     MimDef *f;
     size_t nflat;
     MimDef *A, *R;
@@ -276,17 +276,21 @@ static bool set_body(MimWorld *w, MimDef *lam, MimDef *body) {
     return body && mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
-/* the declaration of C's realloc: Cn [[M, TP, Nat], Cn [M, TP]] */
-static MimDef *realloc_fn(Rev *rv) {
-    if (*rv->realloc_fn) return *rv->realloc_fn;
+/* the declaration of the C function name: Cn [[M, A, Nat], Cn [M, TP]],
+ * made once per program and kept in rv->realloc_fn[k] */
+static MimDef *c_fn(Rev *rv, size_t k, const char *name, MimDef *A) {
+    if (rv->realloc_fn[k]) return rv->realloc_fn[k];
     MimWorld *w = rv->w;
-    MimDef *d[3] = {rv->M, rv->TP, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
+    MimDef *d[3] = {rv->M, A, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
     MimDef *D = mim_sigma(w, d, 3);
     MimDef *Rt = mim_sigma(w, r, 2);
     MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
-    if (l) mim_def_set_name(l, mim_world_sym(w, "realloc"));
-    return *rv->realloc_fn = l;
+    if (l) mim_def_set_name(l, mim_world_sym(w, name));
+    return rv->realloc_fn[k] = l;
 }
+
+/* C's realloc: Cn [[M, TP, Nat], Cn [M, TP]] */
+static MimDef *realloc_fn(Rev *rv) { return c_fn(rv, 0, "realloc", rv->TP); }
 
 /* ---- f's shape: blocks, nested functions, leaves --------------------------------------- */
 
@@ -2219,17 +2223,8 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m) {
     return m;
 }
 
-/* the declaration of C's calloc: Cn [[M, I64, Nat], Cn [M, TP]] */
-static MimDef *calloc_fn(Rev *rv) {
-    if (rv->realloc_fn[1]) return rv->realloc_fn[1];
-    MimWorld *w = rv->w;
-    MimDef *d[3] = {rv->M, rv->I64, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
-    MimDef *D = mim_sigma(w, d, 3);
-    MimDef *Rt = mim_sigma(w, r, 2);
-    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
-    if (l) mim_def_set_name(l, mim_world_sym(w, "calloc"));
-    return rv->realloc_fn[1] = l;
-}
+/* C's calloc: Cn [[M, I64, Nat], Cn [M, TP]] */
+static MimDef *calloc_fn(Rev *rv) { return c_fn(rv, 1, "calloc", rv->I64); }
 
 /* e depends on memory */
 static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen) {
