@@ -75,14 +75,22 @@ static void buf_flush(Buf *b) {
     if (b->file) b->len = 0;
 }
 
+static void buf_grow(Buf *b, size_t n) {
+    size_t c = b->cap ? b->cap * 2 : 256;
+    while (c < b->len + n + 1) c *= 2;
+    b->data = mim_xrealloc(b->data, c);
+    b->cap = c;
+}
+
 static void buf_put(Buf *b, const char *s, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->len + n + 1) c *= 2;
-        b->data = mim_xrealloc(b->data, c);
-        b->cap = c;
-    }
-    memcpy(b->data + b->len, s, n);
+    if (b->len + n + 1 > b->cap) buf_grow(b, n);
+    /* Most pieces are a few bytes (punctuation, short names): copy those
+     * inline rather than through a memcpy call. */
+    char *o = b->data + b->len;
+    if (n <= 8)
+        for (size_t i = 0; i < n; ++i) o[i] = s[i];
+    else
+        memcpy(o, s, n);
     b->len += n;
     b->data[b->len] = '\0';
     if (b->len >= BUF_FLUSH_AT) buf_flush(b);
