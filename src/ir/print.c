@@ -28,6 +28,38 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* ---- per-print sets of nodes, indexed by gid ------------------------------ */
+
+/* gids are unique within a World and at most its counter (world_impl.h), and
+ * the printer builds nothing, so a set of nodes of one print is a bit array
+ * indexed by gid: one load instead of hashing and probing a pointer map.
+ * It grows on demand. Used for the dump's sets, which cover most nodes;
+ * message strings (few small sets) keep pointer maps. */
+typedef struct GidBits {
+    uint64_t *word;
+    size_t n; /* words */
+} GidBits;
+
+static void gidbits_fit(GidBits *b, size_t gid) {
+    if (gid / 64 < b->n) return;
+    size_t n = b->n ? b->n : 1;
+    while (n <= gid / 64) n *= 2;
+    b->word = mim_xrealloc(b->word, n * sizeof *b->word);
+    memset(b->word + b->n, 0, (n - b->n) * sizeof *b->word);
+    b->n = n;
+}
+
+/* Adds gid; false if it was already present. */
+static bool gidbits_add(GidBits *b, uint32_t gid) {
+    gidbits_fit(b, gid);
+    uint64_t bit = (uint64_t)1 << (gid % 64), *w = &b->word[gid / 64];
+    if (*w & bit) return false;
+    *w |= bit;
+    return true;
+}
+
+static void gidbits_free(GidBits *b) { free(b->word); }
+
 /* ---- output buffer ------------------------------------------------------- */
 
 typedef struct Buf {
@@ -43,14 +75,22 @@ static void buf_flush(Buf *b) {
     if (b->file) b->len = 0;
 }
 
+static void buf_grow(Buf *b, size_t n) {
+    size_t c = b->cap ? b->cap * 2 : 256;
+    while (c < b->len + n + 1) c *= 2;
+    b->data = mim_xrealloc(b->data, c);
+    b->cap = c;
+}
+
 static void buf_put(Buf *b, const char *s, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 256;
-        while (c < b->len + n + 1) c *= 2;
-        b->data = mim_xrealloc(b->data, c);
-        b->cap = c;
-    }
-    memcpy(b->data + b->len, s, n);
+    if (b->len + n + 1 > b->cap) buf_grow(b, n);
+    /* Most pieces are a few bytes (punctuation, short names): copy those
+     * inline rather than through a memcpy call. */
+    char *o = b->data + b->len;
+    if (n <= 8)
+        for (size_t i = 0; i < n; ++i) o[i] = s[i];
+    else
+        memcpy(o, s, n);
     b->len += n;
     b->data[b->len] = '\0';
     if (b->len >= BUF_FLUSH_AT) buf_flush(b);
@@ -105,9 +145,9 @@ typedef struct Printer {
     bool user_names;
     MimPairMap projs;   /* (tuple, literal index) -> extraction node */
     MimPtrMap inlining; /* mutables whose inline form is being printed */
-    MimPtrMap visited;  /* let walk (§3.4), global to the dump */
+    GidBits visited;    /* let walk (§3.4), global to the dump */
     MIM_VEC(MimDef *) queue; /* --dump-recursive (§6) */
-    MimPtrMap queued;
+    GidBits queued;
 } Printer;
 
 static void printer_init(Printer *p, MimWorld *w, const MimPrintOptions *o, FILE *file) {
@@ -126,8 +166,8 @@ static void printer_init(Printer *p, MimWorld *w, const MimPrintOptions *o, FILE
 static void printer_fini(Printer *p) {
     mim_pairmap_free(&p->projs);
     mim_ptrmap_free(&p->inlining);
-    mim_ptrmap_free(&p->visited);
-    mim_ptrmap_free(&p->queued);
+    gidbits_free(&p->visited);
+    gidbits_free(&p->queued);
     mim_vec_free(&p->queue);
     free(p->out.data);
 }
@@ -574,7 +614,7 @@ static void print_params(Printer *p, const MimDef *v, const MimDef *T) {
 }
 
 static void enqueue(Printer *p, MimDef *m) {
-    if (mim_ptrmap_add(&p->queued, m, NULL, NULL)) mim_vec_push(&p->queue, m);
+    if (gidbits_add(&p->queued, m->gid)) mim_vec_push(&p->queue, m);
 }
 
 /* §3.4 */
@@ -585,7 +625,7 @@ static void walk(Printer *p, MimDef *x, bool is_body, int ind) {
         if (p->recursive) enqueue(p, x);
         return;
     }
-    if (!mim_ptrmap_add(&p->visited, x, NULL, NULL)) return;
+    if (!gidbits_add(&p->visited, x->gid)) return;
     walk(p, x->type, false, ind);
     for (size_t i = 0; i < x->num_ops; ++i) walk(p, x->ops[i], false, ind);
     if (is_body || is_inline(x)) return;
@@ -710,10 +750,22 @@ struct TNode {
     TNode *first, *last, *next; /* children in insertion order */
 };
 
+/* What the tree walk knows about one node. */
+typedef struct TEntry {
+    VarSet *vars; /* free variables, if memo */
+    TNode *node;  /* mutables: its tree node once visited */
+    bool memo;
+} TEntry;
+
 typedef struct Tree {
     MimArena arena;     /* tree nodes and variable sets */
-    MimPtrMap nodes;    /* mutable -> TNode */
-    MimPtrMap memo;     /* node -> VarSet (NULL = empty) */
+    /* Per-node entries, looked up by gid (unique in the World, at most its
+     * counter; nothing is built while printing): slot[gid] is 1 + the index
+     * in entries, 0 if the node has none. Cheaper than pointer maps, and
+     * 4 bytes per gid. */
+    uint32_t *slot;
+    size_t nslots;
+    MIM_VEC(TEntry) entries;
     TNode root;         /* depth 0 */
     size_t stack_len;   /* mutables being visited */
     MIM_VEC(MimDef *) scratch;
@@ -758,40 +810,73 @@ static VarSet *set_remove(Tree *t, VarSet *s, const MimDef *x) {
     return s;
 }
 
+/* The entry of d, made empty if absent. The pointer is valid until the next
+ * call (entries grow). */
+static TEntry *entry(Tree *t, const MimDef *d) {
+    if (d->gid >= t->nslots) {
+        size_t n = t->nslots ? t->nslots : 1024;
+        while (n <= d->gid) n *= 2;
+        t->slot = mim_xrealloc(t->slot, n * sizeof *t->slot);
+        memset(t->slot + t->nslots, 0, (n - t->nslots) * sizeof *t->slot);
+        t->nslots = n;
+    }
+    uint32_t *s = &t->slot[d->gid];
+    if (!*s) {
+        TEntry e = {NULL, NULL, false};
+        mim_vec_push(&t->entries, e);
+        *s = (uint32_t)t->entries.len;
+    }
+    return &t->entries.data[*s - 1];
+}
+
+/* The entry of d if it has one, else NULL; same validity as entry(). */
+static TEntry *find_entry(const Tree *t, const MimDef *d) {
+    uint32_t s = d->gid < t->nslots ? t->slot[d->gid] : 0;
+    return s ? &t->entries.data[s - 1] : NULL;
+}
+
+static void set_memo(Tree *t, const MimDef *d, VarSet *s) {
+    TEntry *e = entry(t, d);
+    e->vars = s;
+    e->memo = true;
+}
+
 static VarSet *visit(Tree *t, MimDef *m);
 
 static VarSet *vars(Tree *t, MimDef *cur, MimDef *d) {
     d = follow(d);
     if (!d || !(d->dep & (MIM_DEP_MUT | MIM_DEP_VAR))) return NULL;
-    void **memo = mim_ptrmap_find(&t->memo, d);
-    if (memo) return *memo;
+    const TEntry *e = find_entry(t, d);
+    if (e && e->memo) return e->vars;
     if (d->is_mut && d != cur) return visit(t, d);
     VarSet *R = NULL;
     if (d->node == MIM_VAR) {
         R = set_make(t, &d, 1);
     } else {
         /* Required fix: re-entering cur contributes nothing. */
-        if (d == cur) mim_ptrmap_put(&t->memo, d, NULL);
+        if (d == cur) set_memo(t, d, NULL);
         R = vars(t, cur, d->type);
         if (is_set(d))
             for (size_t i = 0; i < d->num_ops; ++i) R = set_union(t, R, vars(t, cur, d->ops[i]));
         if (d == cur) R = set_remove(t, R, existing_var(cur));
     }
-    mim_ptrmap_put(&t->memo, d, R);
+    set_memo(t, d, R);
     return R;
 }
 
 static VarSet *visit(Tree *t, MimDef *m) {
-    if (mim_ptrmap_has(&t->nodes, m)) return mim_ptrmap_get(&t->memo, m);
+    const TEntry *e = find_entry(t, m);
+    if (e && e->node) return e->memo ? e->vars : NULL;
     TNode *n = mim_arena_alloc(&t->arena, sizeof *n);
     n->mut = m;
     n->depth = t->stack_len + 1;
-    mim_ptrmap_put(&t->nodes, m, n);
+    entry(t, m)->node = n;
     t->stack_len++;
     VarSet *V = vars(t, m, m);
     TNode *parent = &t->root;
     for (size_t i = 0; V && i < V->n; ++i) {
-        TNode *b = mim_ptrmap_get(&t->nodes, V->v[i]->ops[0]);
+        const TEntry *be = find_entry(t, V->v[i]->ops[0]);
+        TNode *b = be ? be->node : NULL;
         if (b && b->depth > parent->depth) parent = b;
     }
     if (m->is_external) parent = &t->root; /* externals are closed (else a bug upstream) */
@@ -817,8 +902,8 @@ static void print_tree(Printer *p) {
     for (size_t i = 0; i < w->externals.len; ++i) visit(&t, w->externals.data[i]);
     print_children(p, &t.root, 0);
     mim_vec_free(&t.scratch);
-    mim_ptrmap_free(&t.nodes);
-    mim_ptrmap_free(&t.memo);
+    free(t.slot);
+    mim_vec_free(&t.entries);
     mim_arena_free(&t.arena);
 }
 
