@@ -98,33 +98,35 @@ static void mlp(long d, long hd, long o) {
     free(w1p), free(w1m), free(w2p), free(w2m), free(H), free(e), free(dH);
 }
 
-/* v = a0; a0 ← sin v · a1; w = a0; a0 ← w·v; r = a0 + v = sin v · a1 · v + v */
-static void cell(void) {
-    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2];
+/* a function of a two-element array a that may overwrite it (each call
+ * gets a fresh copy of a): its gradient rf against want and a central
+ * finite difference, its value against the plain function vf */
+static void two_by(const char *name, double (*rf)(double *, double *), double (*vf)(double *), const double want[2]) {
+    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0};
     double c[2], p[2], m[2];
     memcpy(c, a, sizeof c);
-    double r = rcell(c, g);
+    double r = rf(c, g);
     memcpy(c, a, sizeof c);
-    value("cell", r, vcell(c));
-    double v = a[0], a1 = a[1];
-    want[0] = cos(v) * a1 * v + sin(v) * a1 + 1, want[1] = sin(v) * v;
+    value(name, r, vf(c));
     for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
-    double fp = vcell(p), fm = vcell(m);
-    check_grad("cell", 2, g, want, va, (fp - fm) / (2 * h));
+    double fp = vf(p), fm = vf(m);
+    check_grad(name, 2, g, want, va, (fp - fm) / (2 * h));
 }
 
-/* u = a0²; a0 ← u; r = a0² = a0⁴ (a nested function called twice) */
+/* at a = (0.7, −1.3): v = a0; a0 ← sin v · a1; w = a0; a0 ← w·v;
+ * r = a0 + v = sin v · a1 · v + v */
+static void cell(void) {
+    double v = 0.7, a1 = -1.3;
+    double want[2] = {cos(v) * a1 * v + sin(v) * a1 + 1, sin(v) * v};
+    two_by("cell", rcell, vcell, want);
+}
+
+/* at a = (0.7, −1.3): u = a0²; a0 ← u; r = a0² = a0⁴ (a nested function
+ * called twice) */
 static void twice(void) {
-    double a[2] = {0.7, -1.3}, va[2] = {0.4, 0.9}, g[2] = {0, 0}, want[2];
-    double c[2], p[2], m[2];
-    memcpy(c, a, sizeof c);
-    double r = rtwice(c, g);
-    memcpy(c, a, sizeof c);
-    value("twice", r, vtwice(c));
-    want[0] = 4 * a[0] * a[0] * a[0], want[1] = 0;
-    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], m[i] = a[i] - h * va[i];
-    double fp = vtwice(p), fm = vtwice(m);
-    check_grad("twice", 2, g, want, va, (fp - fm) / (2 * h));
+    double a0 = 0.7;
+    double want[2] = {4 * a0 * a0 * a0, 0};
+    two_by("twice", rtwice, vtwice, want);
 }
 
 /* prefix products P_i = Π_{k ≤ i} a_k in place, r = Σ P_i:
