@@ -55,6 +55,8 @@ struct Unit {
     MimPtrMap clean;  /* block -> 1: may hold closures, 2: holds none (holds_closures) */
     bool linked;      /* the environment starts with a link (env pointer) */
     bool list;        /* its functions free their listed environments on return */
+    MimPtrMap reuse;  /* unit -> 1: its closures built in loop blocks share a slot of the frame, */
+    DefVec reuse_of;  /*           2: some of them cannot (plan_lists); the units marked 1 in order */
     MimDef *code;     /* closure code (env as parameter 1), or NULL */
     MimDef *direct;   /* closed returning unit: the copy with its own type */
     MimDef *env_type; /* Σ of the converted types of fvs */
@@ -90,6 +92,7 @@ typedef struct Ctx {
     MimDef *cur_mem;  /* memory to thread allocations into, or NULL */
     MimDef *cur_old;  /* the old lambda (unit or block) being rebuilt */
     MimDef *head;     /* slot of the list of this function's environments, or NULL */
+    MimPtrMap frame;  /* unit lam -> pointer to the frame slot of its environments (u->reuse) */
     MimDef *self;     /* the unit's own closure inside its code, or NULL */
     MimDef *ret_old;  /* with sjlj: the old return continuation, and */
     MimDef *thrower;  /* the closure that stands for it as a value */
@@ -263,6 +266,8 @@ static void unit_free(Unit *u) {
     mim_ptrmap_free(&u->loops);
     mim_vec_free(&u->blocks);
     mim_ptrmap_free(&u->clean);
+    mim_ptrmap_free(&u->reuse);
+    mim_vec_free(&u->reuse_of);
     mim_vec_free(&u->fvs);
     mim_vec_free(&u->refs);
     free(u);
@@ -616,38 +621,117 @@ static bool in_loop(Conv *cv, Unit *u, MimDef *lam) {
     return cyc;
 }
 
-/* Collect into u the closures built in d (not entering lambdas) whose
- * environments can go on u's list: see plan_lists. */
-static void scan_listed(Conv *cv, Unit *u, MimDef *d, MimPtrMap *seen) {
+/* Collect into out the units with an environment in memory whose closures
+ * d builds (not entering lambdas): those that do not escape, have free
+ * definitions and do not fit in the environment pointer. */
+static void closures_built(Conv *cv, Unit *u, MimDef *d, DefVec *out, MimPtrMap *seen) {
     d = d ? mim_resolve(cv->w, d) : NULL;
     if (!d || !(mim_def_dep(d) & MIM_DEP_MUT) || mim_ptrmap_has(seen, d)) return;
     mim_ptrmap_put(seen, d, d);
     if (mim_def_is_mut(d)) {
         Unit *r = mim_ptrmap_get(&cv->units, d);
-        if (r && r != u && r->fvs.len && !mim_ptrmap_has(&cv->escaping, d) && !unboxed(cv, r)) {
-            r->linked = true;
-            u->list = true;
-        }
+        if (r && r != u && r->fvs.len && !mim_ptrmap_has(&cv->escaping, d) && !unboxed(cv, r)) mim_vec_push(out, d);
         return;
     }
     if (mim_def_node(d) == MIM_VAR) return;
-    for (size_t i = 0; i < mim_def_num_ops(d); i++) scan_listed(cv, u, mim_def_op(d, i), seen);
+    for (size_t i = 0; i < mim_def_num_ops(d); i++) closures_built(cv, u, mim_def_op(d, i), out, seen);
 }
 
-/* Environments of closures that do not escape but are built in a loop
- * cannot go into slots; they are malloc'd and put on a list of the
- * returning function that builds them (a slot holding the head, a link
- * field first in each such environment), which the function frees when
- * it returns: the closures are dead by then. Marks those units `linked`
- * and the functions `list`. Runs before any environment type is built. */
+/* Does d contain the lambda lam (not entering lambdas)? */
+static bool mentions(Conv *cv, MimDef *d, MimDef *lam) {
+    MimPtrMap seen = {0};
+    DefVec stack = {0};
+    bool found = false;
+    mim_vec_push(&stack, d);
+    while (stack.len && !found) {
+        MimDef *x = mim_vec_pop(&stack);
+        x = x ? mim_resolve(cv->w, x) : NULL;
+        if (!x || !(mim_def_dep(x) & MIM_DEP_MUT) || mim_ptrmap_has(&seen, x)) continue;
+        mim_ptrmap_put(&seen, x, x);
+        found = x == lam;
+        if (mim_def_is_mut(x) || mim_def_node(x) == MIM_VAR) continue;
+        for (size_t i = 0; i < mim_def_num_ops(x); i++) mim_vec_push(&stack, mim_def_op(x, i));
+    }
+    mim_ptrmap_free(&seen);
+    mim_vec_free(&stack);
+    return found;
+}
+
+/* Is K, the callee of a call whose closure argument r does not escape,
+ * r itself or a returning lambda of the program (called directly: the
+ * call returns to the caller's frame)? */
+static bool frame_callee(Conv *cv, MimDef *K, MimDef *r) {
+    K = mim_resolve(cv->w, K);
+    return K == r || (mim_def_is_mut(K) && mim_ptrmap_has(&cv->known, K) && is_body_lam(K) &&
+                      is_returning(cv, cn_type(cv, mim_def_type(K))));
+}
+
+/* Is the closure of r (a unit that does not escape) built by the block b
+ * dead when b's body call returns? Then all closures of r built in loop
+ * blocks of one function can share one slot of its frame: b's body must be
+ * a call of r or of a returning function (through a branch between such
+ * functions), with r only among the arguments before the return
+ * continuation. Such a call returns into the frame and nothing of the
+ * frame holds the closure afterwards: it is no block's argument (which
+ * could carry it to the next iteration), not in the return continuation,
+ * and a closure that does not escape is not stored or kept by the callee. */
+static bool frame_site(Conv *cv, MimDef *b, MimDef *r) {
+    MimWorld *w = cv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(b));
+    if (mentions(cv, mim_lam_filter(b), r) || mim_def_node(body) != MIM_APP || mim_app_axiom(body)) return false;
+    MimDef *callee = mim_resolve(w, mim_app_callee(body)), *arg = mim_resolve(w, mim_app_arg(body));
+    if (!is_returning(cv, cn_type(cv, mim_def_type(callee)))) return false;
+    MimDef *tup = mim_def_node(callee) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(callee, 0)) : NULL;
+    if (tup && mim_def_node(tup) == MIM_TUPLE) {
+        if (mentions(cv, mim_def_op(callee, 1), r)) return false;
+        for (size_t i = 0; i < mim_def_num_ops(tup); i++)
+            if (!frame_callee(cv, mim_def_op(tup, i), r)) return false;
+    } else if (!frame_callee(cv, callee, r)) {
+        return false;
+    }
+    size_t n = mim_def_node(arg) == MIM_TUPLE ? mim_def_num_ops(arg) : 0;
+    return n ? !mentions(cv, mim_def_op(arg, n - 1), r) : !mentions(cv, arg, r);
+}
+
+/* Closures that do not escape but are built in a loop cannot get a slot
+ * where they are built (a new alloca at every iteration). If every such
+ * closure of a unit r built in u's loop blocks is dead when the call of
+ * its block returns (frame_site), they share one slot allocated when u's
+ * function starts (u->reuse). Otherwise their environments are malloc'd
+ * and put on a list of the returning function that builds them (a slot
+ * holding the head, a link field first in each such environment), which
+ * the function frees when it returns: the closures are dead by then.
+ * Marks those units `linked` and the functions `list`. Runs before any
+ * environment type is built. */
 static void plan_lists(Conv *cv) {
     for (size_t i = 0; i < cv->unit_list.len; i++) {
         Unit *u = cv->unit_list.data[i];
-        if (!is_returning(cv, cn_type(cv, mim_def_type(u->lam))) || mim_ptrmap_has(&cv->sjlj, u->lam)) continue;
+        if (mim_ptrmap_has(&cv->sjlj, u->lam)) continue;
+        DefVec built = {0};
         MimPtrMap seen = {0};
-        for (size_t j = 0; j < u->blocks.len; j++)
-            if (in_loop(cv, u, u->blocks.data[j])) scan_listed(cv, u, mim_lam_body(u->blocks.data[j]), &seen);
+        for (size_t j = 0; j < u->blocks.len; j++) {
+            MimDef *b = u->blocks.data[j];
+            if (!in_loop(cv, u, b)) continue;
+            built.len = 0;
+            mim_ptrmap_clear(&seen);
+            closures_built(cv, u, mim_lam_filter(b), &built, &seen);
+            closures_built(cv, u, mim_lam_body(b), &built, &seen);
+            for (size_t k = 0; k < built.len; k++) {
+                MimDef *r = built.data[k];
+                uintptr_t st = (uintptr_t)mim_ptrmap_get(&u->reuse, r);
+                if (!st) mim_vec_push(&u->reuse_of, r);
+                if (st != 2) mim_ptrmap_put(&u->reuse, r, (void *)(uintptr_t)(frame_site(cv, b, r) ? 1 : 2));
+            }
+        }
+        mim_vec_free(&built);
         mim_ptrmap_free(&seen);
+        if (!is_returning(cv, cn_type(cv, mim_def_type(u->lam)))) continue;
+        for (size_t k = 0; k < u->reuse_of.len; k++) {
+            MimDef *r = u->reuse_of.data[k];
+            if (mim_ptrmap_get(&u->reuse, r) != (void *)2) continue;
+            ((Unit *)mim_ptrmap_get(&cv->units, r))->linked = true;
+            u->list = true;
+        }
     }
 }
 
@@ -739,6 +823,8 @@ static MimDef *null_env(Conv *cv) {
 /* Where the environment of lam's closure built in c goes: */
 enum Place {
     SLOT,   /* a stack slot: the closure does not escape and is built at most once per call */
+    FRAME,  /* the unit's slot allocated when the function starts: built in a loop,
+               dead when the call of its block returns (plan_lists) */
     LISTED, /* the heap, on the list of the function, freed when it returns: does
                not escape, built in a loop of a function keeping a list */
     HEAP    /* the heap, never freed */
@@ -747,6 +833,7 @@ enum Place {
 static enum Place place_of(Ctx *c, Unit *u) {
     if (mim_ptrmap_has(&c->cv->escaping, u->lam) || !c->cur_old) return HEAP;
     if (!in_loop(c->cv, c->u, c->cur_old)) return SLOT;
+    if (mim_ptrmap_has(&c->frame, u->lam)) return FRAME;
     return c->head && u->linked ? LISTED : HEAP;
 }
 
@@ -817,9 +904,9 @@ static MimDef *make_closure(Ctx *c, MimDef *lam) {
         MimDef *tup = ok && ET ? (ne == 1 ? vals[0] : mim_tuple_typed(w, ET, vals, ne)) : NULL;
         free(vals);
         if (!tup) return NULL;
-        MimDef *res = alloc_env(c, place, ET);
-        MimDef *p = mim_proj(w, res, 2, 1);
-        MimDef *m2 = store(cv, mim_proj(w, res, 2, 0), p, tup);
+        MimDef *res = place == FRAME ? NULL : alloc_env(c, place, ET);
+        MimDef *p = res ? mim_proj(w, res, 2, 1) : mim_ptrmap_get(&c->frame, u->lam);
+        MimDef *m2 = store(cv, res ? mim_proj(w, res, 2, 0) : c->cur_mem, p, tup);
         if (m2 && place == LISTED) m2 = store(cv, m2, c->head, bitcast(cv, cv->env_ptr, p));
         if (!m2) return NULL;
         c->cur_mem = m2;
@@ -1391,6 +1478,27 @@ static MimDef *start_list(Ctx *c, MimDef *old, MimDef *nl, MimDef *m0) {
     return m1;
 }
 
+/* Allocate at the start of the function (memory m0) one slot for the
+ * environments of each unit whose closures built in its loops share one
+ * (plan_lists), noted in c->frame. Returns the memory after them. */
+static MimDef *frame_slots(Ctx *c, MimDef *m0) {
+    Conv *cv = c->cv;
+    MimWorld *w = cv->w;
+    for (size_t i = 0; i < c->u->reuse_of.len && m0; i++) {
+        MimDef *r = c->u->reuse_of.data[i];
+        if (mim_ptrmap_get(&c->u->reuse, r) != (void *)1) continue;
+        MimDef *ET = env_type(cv, mim_ptrmap_get(&cv->units, r));
+        if (!ET) return NULL;
+        MimDef *targs = mim_pair(w, ET, mim_lit_nat(w, 0));
+        MimDef *slot_ax = mim_app(w, annex(cv, MIM_mem_slot), targs);
+        MimDef *slot_arg = mim_pair(w, m0, mim_lit_nat(w, cv->num_slots++));
+        MimDef *slot = mim_app(w, slot_ax, slot_arg);
+        mim_ptrmap_put(&c->frame, r, mim_proj(w, slot, 2, 1));
+        m0 = mim_proj(w, slot, 2, 0);
+    }
+    return m0;
+}
+
 /* Fill nl (the copy of the function old, env at parameter 1 if `env`)
  * starting from memory `mem` (NULL: nl's memory parameter). If a closure
  * captures old's return continuation, nl first sets a jump buffer (in a
@@ -1404,6 +1512,10 @@ static bool fill_fn(Ctx *c, MimDef *old, MimDef *nl, bool env, MimDef *mem) {
     if (!mim_ptrmap_has(&cv->sjlj, old)) {
         if (c->u->list && c->u->lam == old) {
             mem = start_list(c, old, nl, mem ? mem : mim_var_proj(w, nl, nn, 0));
+            if (!mem) return false;
+        }
+        if (c->u->reuse_of.len && c->u->lam == old) {
+            mem = frame_slots(c, mem ? mem : mim_var_proj(w, nl, nn, 0));
             if (!mem) return false;
         }
         mim_ptrmap_put(&c->subst, mim_var(w, old), old_var_repl(cv, nl, n, env, mem));
@@ -1521,6 +1633,7 @@ static bool build_code(Conv *cv, Unit *u) {
     bool ok = c.self && fill_fn(&c, lam, nl, true, mem);
     mim_ptrmap_free(&c.subst);
     mim_ptrmap_free(&c.blocks);
+    mim_ptrmap_free(&c.frame);
     return ok;
 }
 
@@ -1531,6 +1644,7 @@ static bool build_direct(Conv *cv, Unit *u) {
     bool ok = fill_fn(&c, u->lam, u->direct, false, NULL);
     mim_ptrmap_free(&c.subst);
     mim_ptrmap_free(&c.blocks);
+    mim_ptrmap_free(&c.frame);
     return ok;
 }
 
