@@ -18,9 +18,11 @@
  * A single integer or pointer is the environment pointer itself (bit
  * cast); a larger environment is a tuple stored in memory, which the code
  * loads in its prologue: a stack slot if the closure cannot outlive its
- * creator (escape analysis, §5.4) and is built once per call, a malloc'd
- * block on a list that the creator frees if it does not escape but is
- * built in a loop, else %mem.alloc (never freed). So the phase goes
+ * creator (escape analysis, §5.4) and is built once per call; if it is
+ * built in a loop, a slot allocated when the creator starts, shared by the
+ * iterations, when the closure is dead once its block's call returns, else
+ * a malloc'd block on a list that the creator frees; else %mem.alloc
+ * (never freed). So the phase goes
  * straight to the untyped pairs of lower_typed_clos (§5.6), which has
  * nothing left to do (docs/clos.md). Calls through branches between
  * closures build only the closure taken (branch_clos, §5.3).
