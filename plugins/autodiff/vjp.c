@@ -115,9 +115,18 @@ struct Rev {
     struct VjpMem *vm; /* f writes or allocates memory (see "writes" below), else NULL */
     MimPtrMap proot;   /* a pointer parameter of a block ↦ the buffer every jump passes a pointer into (vm_ptr_param) */
     uint64_t inactive; /* pointer arguments without shadow (bit i: component i of A) */
+    /* a nested function's vjp that shares its caller's tape (vjp_shared_of):
+     * f_vjp_shared : Cn [[A, A, R, St, I64 base, Bool bwd], Cn [R, A, St]]
+     * with St = [M, TP, I64 pos, I64 cap] the caller's tape; its forward sweep
+     * (bwd = ff) pushes f's records onto that tape, its backward sweep
+     * (bwd = tt) pops them down to base */
+    bool shared;
+    MimDef *st_in, *base, *mode;
+    bool *shcall; /* per block: its terminator calls a nested function's shared vjp (shared_call) */
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
+static MimDef *vjp_shared_of(Rev *parent, MimDef *h);
 /* writes and allocations (the section "writes" at the end of the file) */
 struct Cl;
 struct Adj;
@@ -130,6 +139,7 @@ static bool vm_taped(Rev *rv, MimDef *ld);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
+static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen);
 static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
 static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
@@ -522,12 +532,46 @@ static MimDef *state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *cap) {
 
 static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res);
 
+/* a value of type T whose %mem.M components are m and whose other
+ * components are ⊥ (the unused parts of a shared vjp's arguments and
+ * results: the shadows and ȳ of its forward sweep, x̄ returned by it) */
+static MimDef *filler(MimWorld *w, MimDef *T, MimDef *m) {
+    size_t n = arity(w, T);
+    if (n == 1) return is_mem(T) ? m : mim_bot(w, T);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) {
+        MimDef *Ti = comp_type(w, T, i);
+        ops[i] = is_mem(Ti) ? m : mim_bot(w, Ti);
+    }
+    MimDef *r = mim_tuple(w, ops, n);
+    free(ops);
+    return r;
+}
+
+/* v (of type T) with its %mem.M components replaced by m */
+static MimDef *with_mem(MimWorld *w, MimDef *v, MimDef *T, MimDef *m) {
+    size_t n = arity(w, T);
+    if (n == 1) return is_mem(T) ? m : v;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) ops[i] = is_mem(comp_type(w, T, i)) ? m : mim_proj(w, v, n, i);
+    MimDef *r = mim_tuple(w, ops, n);
+    free(ops);
+    return r;
+}
+
 /* The jump to k (a block or f's return continuation) with the value r. */
 static MimDef *fwd_goto(Cl *c, MimDef *k, MimDef *r, MimDef *tp, MimDef *pos, MimDef *cap) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
     MimDef *m = mem_of(w, r, mim_def_type(r), c->mem);
     r = vm_tape_late(c, r, &m, tp, pos); /* the loaded values of c's block the backward sweep reads */
+    if (k == rv->kold && rv->shared) { /* f's forward sweep ends: back to the caller with its tape */
+        MimDef *ops[3];
+        ops[0] = r;
+        ops[1] = filler(w, rv->A, m);
+        ops[2] = state(rv, m, tp, pos, cap);
+        return mim_app(w, rv->kret, mim_tuple(w, ops, 3));
+    }
     if (k == rv->kold) return bwd_start(rv, m, tp, pos, r);
     long b = block_of(rv, k);
     if (b <= 0) return fail(rv, k, "the continuation");
@@ -573,6 +617,8 @@ static void target(Rev *rv, MimDef *body, MimDef **g, MimDef **a) {
     if (hb && split_call(rv, *g, *a, &args, &k, &n)) *g = hb, *a = args;
 }
 
+static MimDef *fwd_shared_call(Cl *c, MimDef *h, MimDef *args, MimDef *k, MimDef *tp, MimDef *pos, MimDef *cap);
+
 /* The end of a forward block: the primal terminator with the tape state. */
 static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *cap) {
     Rev *rv = c->rv;
@@ -614,6 +660,7 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
         MimDef *args, *k;
         size_t n;
         if (!split_call(rv, g, a, &args, &k, &n)) return fail(rv, g, "the call");
+        if (c->b > 0 && rv->shcall[c->b]) return fwd_shared_call(c, g, args, k, tp, pos, cap);
         MimDef *hc = copy_fn(rv, g), *args2 = hc ? cl(c, args) : NULL;
         if (!args2) return NULL;
         MimDef *kw = named(w, mim_def_type(k), "fwd_", k);
@@ -662,17 +709,18 @@ static bool is_trivial(Rev *rv, long b) {
  * loop's exit wrapper to fwd_E */
 typedef MimDef *Then(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap);
 
-/* fl's body (fl : Cn [X, St]): push a record (the values of leaves[0..n),
- * leaves[j] at pos + n − 1 − j, then the block number id), growing the
- * tape when full, then then(…). */
-static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *B, MimDef **leaves, size_t n, uint64_t id, Then *then, void *ctx) {
+/* fl's body (S: the tape state [M, TP, pos, cap] fl receives): push a
+ * record (the values of leaves[0..n), leaves[j] at pos + n − 1 − j, then
+ * the word extra if not NULL, then the block number id), growing the tape
+ * when full, then then(…). */
+static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *S, MimDef *B, MimDef **leaves, size_t n, MimDef *extra,
+                      uint64_t id, Then *then, void *ctx) {
     MimWorld *w = rv->w;
-    MimDef *fv = mim_var(w, fl);
-    MimDef *S = mim_proj(w, fv, 2, 1);
     MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
     MimDef *cap = mim_proj(w, S, 4, 3);
     bool id_word = !rv->noid[rec];
-    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + id_word));
+    size_t ne = extra ? 1 : 0;
+    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + ne + id_word));
     /* go (m, tp, cap): the stores and what follows */
     MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
     MimDef *go = named(w, mim_cn(w, mim_sigma(w, gd, 3)), "fwd_go_", B);
@@ -691,20 +739,24 @@ static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *B, MimDef *
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
         m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
+    if (extra) {
+        MimDef *at_x = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+        m = tape_store(rv, m, gtp, at_x, extra);
+    }
     if (id_word) { /* read by bwd_loop's dispatch */
-        MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+        MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n + ne));
         m = tape_store(rv, m, gtp, at_id, i64(rv, id));
     }
     c.mem = m;
     if (!set_body(w, go, then(&c, ctx, gtp, need, gcap))) goto out;
-    /* grow: realloc to 2·cap + n + 1 words */
+    /* grow: realloc to 2·cap + n + 1 + ne words */
     MimDef *nogrow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_keep_", B);
     MimDef *grow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_grow_", B);
     MimDef *rd[2] = {rv->M, rv->TP};
     MimDef *grown = named(w, mim_cn(w, mim_sigma(w, rd, 2)), "fwd_grown_", B);
     MimDef *twice = iop(w, MIM_core_wrap_mul, cap, i64(rv, 2));
-    MimDef *extra = i64(rv, n + 1);
-    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, extra);
+    MimDef *more = i64(rv, n + 1 + ne);
+    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, more);
     MimDef *gn = mim_var(w, grown);
     MimDef *go_args[3];
     go_args[0] = mim_proj(w, gn, 2, 0);
@@ -730,12 +782,81 @@ static MimDef *then_block(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap
     return fwd_term(c, mim_lam_body(ctx), tp, pos, cap);
 }
 
+/* ---- calls of nested functions sharing the tape --------------------------------------- */
+
+/* the tape state's type [M, TP, I64 pos, I64 cap] */
+static MimDef *state_type(Rev *rv) {
+    MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
+    return mim_sigma(rv->w, sd, 4);
+}
+
+typedef struct { MimDef *kw, *k, *Rh; } Back;
+
+static MimDef *then_back(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Back *x = ctx;
+    MimWorld *w = c->rv->w;
+    MimDef *r = mim_proj(w, mim_var(w, x->kw), 3, 0);
+    return fwd_goto(c, x->k, with_mem(w, r, x->Rh, c->mem), tp, pos, cap);
+}
+
+/* B's terminator h (args, k) when B calls h's shared vjp (shared_call):
+ * h_vjp_shared's forward sweep pushes h's records onto f's tape, then
+ * fwd_back_k pushes B's record (its slots, then the position where h's
+ * records start, then B's number) and goes on to k. The backward sweep
+ * thus meets B's record first, and B's reverse runs h's backward sweep
+ * over the records below it (build_bwd): h's forward loops run once. */
+static MimDef *fwd_shared_call(Cl *c, MimDef *h, MimDef *args, MimDef *k, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    MimDef *hv = vjp_shared_of(rv, h);
+    MimDef *args2 = hv ? cl(c, args) : NULL;
+    MimDef *Ah, *Rh;
+    size_t nf;
+    if (!args2 || !autodiff_fn_parts(w, mim_def_type(h), &Ah, &Rh, &nf)) return NULL;
+    MimDef *cd[3] = {Rh, Ah, state_type(rv)};
+    MimDef *kw = named(w, mim_cn(w, mim_sigma(w, cd, 3)), "fwd_back_", k);
+    if (!kw) return NULL;
+    MimDef *S = mim_proj(w, mim_var(w, kw), 3, 2);
+    long b = c->b;
+    Back x = {kw, k, Rh};
+    if (!push_then(rv, b, b, kw, S, rv->blk.d[b], rv->slots[b].d, rv->slots[b].n, pos, (uint64_t)b - 1, then_back, &x))
+        return NULL;
+    MimDef *in[6];
+    in[0] = args2;
+    in[1] = filler(w, Ah, c->mem);
+    in[2] = filler(w, Rh, c->mem);
+    in[3] = state(rv, c->mem, tp, pos, cap);
+    in[4] = pos;
+    in[5] = mim_lit_bool(w, false);
+    MimDef *arg = mim_tuple(w, in, 6);
+    return mim_app(w, hv, mim_pair(w, arg, kw));
+}
+
+/* Block b's terminator calls a nested function h that is not inlined
+ * and can share f's tape: h does not write memory, f does not write
+ * or allocate (rv->vm), and b is not block 0 (whose reverse ends the
+ * backward sweep: its call keeps the checkpoint, h_vjp) */
+static bool shared_call(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    if (b <= 0 || rv->vm) return false;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b])), *g, *a, *args, *k;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    size_t n;
+    if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || !is_function(w, g) || !split_call(rv, g, a, &args, &k, &n))
+        return false;
+    MimPtrMap seen = {0};
+    bool wr = vm_writes(w, mim_lam_body(g), &seen);
+    mim_ptrmap_free(&seen);
+    return !wr;
+}
+
 /* fwd_B: push B's record (growing the tape when full), then B's statements;
  * no record if B's reverse is empty or B is a counted loop's body */
 static bool build_fwd(Rev *rv, long b) {
     MimWorld *w = rv->w;
     MimDef *B = rv->blk.d[b], *fl = rv->fwd[b];
-    if (rv->trivial[b] || rv->lr_h[b]) {
+    if (rv->trivial[b] || rv->lr_h[b] || rv->shcall[b]) { /* a shared call pushes B's record after it returns */
         MimDef *fv = mim_var(w, fl);
         MimDef *S = mim_proj(w, fv, 2, 1);
         MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
@@ -745,7 +866,8 @@ static bool build_fwd(Rev *rv, long b) {
         mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
         return ok && !rv->failed;
     }
-    return push_then(rv, b, b, fl, B, rv->slots[b].d, rv->slots[b].n, (uint64_t)b - 1, then_block, B);
+    MimDef *S = mim_proj(w, mim_var(w, fl), 2, 1);
+    return push_then(rv, b, b, fl, S, B, rv->slots[b].d, rv->slots[b].n, NULL, (uint64_t)b - 1, then_block, B);
 }
 
 /* ---- the backward sweep ---------------------------------------------------------------- */
@@ -976,7 +1098,10 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     MimWorld *w = rv->w;
     MimDef *B = rv->blk.d[b];
     size_t ns = S_ACC + rv->accT.n;
-    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = p};
+    /* B calls a shared vjp: B's record holds the start of h's records on top (fwd_shared_call) */
+    bool sh = b > 0 && S && rv->shcall[b];
+    MimDef *entry = lam, *callh = NULL, *base = NULL;
+    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = sh ? iop(w, MIM_core_wrap_sub, p, i64(rv, 1)) : p};
     c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
     c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
     for (size_t j = 0; rv->lr_next && j < rv->lr_over.cap; ++j) /* a counted loop's counter and record */
@@ -1046,7 +1171,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         size_t nf;
         if (!split_call(rv, g, a, &args, &k, &nf)) goto out;
         if (S && !vm_checkpoint_ok(rv, g)) goto out;
-        MimDef *hv = vjp_of(rv, g);
+        MimDef *hv = sh ? vjp_shared_of(rv, g) : vjp_of(rv, g);
         if (!hv) goto out;
         MimDef *Ah, *Rh;
         size_t dummy;
@@ -1073,13 +1198,29 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         MimDef *sargs = rbar ? tuple_n(w, rb, na) : NULL;
         free(rb);
         if (!sargs) goto out;
-        MimDef *cd[2] = {Rh, Ah};
-        MimDef *cont = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "bwd_cont_", B);
+        MimDef *cd[3] = {Rh, Ah, sh ? state_type(rv) : NULL};
+        MimDef *cont = named(w, mim_cn(w, mim_sigma(w, cd, sh ? 3 : 2)), "bwd_cont_", B);
         MimDef *cv = mim_var(w, cont);
-        MimDef *abar = mim_proj(w, cv, 2, 1);
-        MimDef *in[3] = {args2, sargs, rbar};
-        MimDef *callb = mim_app(w, hv, mim_pair(w, mim_tuple(w, in, 3), cont));
-        if (!set_body(w, lam, callb)) goto out;
+        MimDef *abar = mim_proj(w, cv, sh ? 3 : 2, 1);
+        MimDef *callb;
+        if (sh) { /* h's backward sweep over its records, below B's; their top is bwd_call_B's parameter (set below) */
+            callh = named(w, mim_cn(w, rv->I64), "bwd_call_", B);
+            if (!callh) goto out;
+            base = tape_load(rv, c.mem, c.tp, c.p);
+            MimDef *in[6];
+            in[0] = args2;
+            in[1] = sargs;
+            in[2] = rbar;
+            in[3] = state(rv, c.mem, c.tp, mim_var(w, callh), i64(rv, 0));
+            in[4] = base;
+            in[5] = mim_lit_bool(w, true);
+            MimDef *arg = mim_tuple(w, in, 6);
+            if (!set_body(w, callh, mim_app(w, hv, mim_pair(w, arg, cont)))) goto out;
+        } else {
+            MimDef *in[3] = {args2, sargs, rbar};
+            callb = mim_app(w, hv, mim_pair(w, mim_tuple(w, in, 3), cont));
+            if (!set_body(w, lam, callb)) goto out;
+        }
         c.mem = mem_of(w, abar, Ah, c.mem);
         for (size_t i = 0; i < na; ++i)
             if (is_float(comp_type(w, Ah, i)) && !adj_add2(&ad, args, abar, na, i))
@@ -1104,11 +1245,13 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             end = mim_app(w, rv->lr_next, mim_tuple(w, ops, rv->lr_nrest + 1));
             free(ops);
         } else {
-            MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
+            MimDef *pos = sh ? base : iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
             MimDef *nx = next_of(rv, b);
             end = nx ? mim_app(w, nx, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc)) : NULL;
         }
         ok = set_body(w, lam, end);
+        if (ok && sh) /* h's records end where B's starts; B's slots are all known now */
+            ok = set_body(w, entry, mim_app(w, callh, iop(w, MIM_core_wrap_sub, c.p, i64(rv, rv->slots[b].n))));
     }
 out:
     free(ad.acc);
@@ -1123,7 +1266,7 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimWorld *w = rv->w;
     Cl *c = ad->c;
     MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
-    MimDef *m = tape ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    MimDef *m = tape && !rv->shared ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
     m = vm_free_all(rv, m); /* the shadows, and the buffers whose free f deferred */
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
@@ -1143,6 +1286,14 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     }
     MimDef *xb = tuple_n(w, ops, na);
     free(ops);
+    if (rv->shared) { /* the tape stays the caller's: its position is back at base */
+        MimDef *cap = mim_proj(w, rv->st_in, 4, 3);
+        MimDef *out[3];
+        out[0] = r;
+        out[1] = xb;
+        out[2] = state(rv, m, c->tp, rv->base, cap);
+        return mim_app(w, rv->kret, mim_tuple(w, out, 3));
+    }
     return mim_app(w, rv->kret, mim_pair(w, r, xb));
 }
 
@@ -1346,7 +1497,8 @@ static bool build_lrx(Rev *rv, long b) {
     for (size_t j = 0; j < n; ++j) leaves[j] = rv->slots[b].d[j];
     leaves[n] = leaf_key(rv, h, rv->lr_k[b]);
     Exit x = {rv->lrx[b], e};
-    bool ok = push_then(rv, h, b, rv->lrx[b], B, leaves, n + 1, (uint64_t)b - 1, then_exit, &x);
+    MimDef *S = mim_proj(w, mim_var(w, rv->lrx[b]), 2, 1);
+    bool ok = push_then(rv, h, b, rv->lrx[b], S, B, leaves, n + 1, NULL, (uint64_t)b - 1, then_exit, &x);
     free(leaves);
     return ok;
 }
@@ -1391,7 +1543,7 @@ static bool build_loop(Rev *rv) {
     } else if (!set_body(w, more, mim_app(w, done, mim_unit(w)))) {
         return false;
     }
-    MimDef *empty = icmp(w, MIM_core_icmp_e, pos, i64(rv, 0));
+    MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0)); /* a shared vjp's records start at base */
     MimDef *br[2] = {more, done};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
     return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
@@ -1652,7 +1804,9 @@ static bool setup(Rev *rv, MimDef *fv) {
     MimDef *f = rv->f, *var = mim_var(w, f);
     size_t na = arity(w, rv->A);
     MimDef *in = mim_proj(w, fv, 2, 0);
-    rv->x = mim_proj(w, in, 3, 0), rv->sx = mim_proj(w, in, 3, 1), rv->ybar = mim_proj(w, in, 3, 2);
+    size_t nin = rv->shared ? 6 : 3;
+    rv->x = mim_proj(w, in, nin, 0), rv->sx = mim_proj(w, in, nin, 1), rv->ybar = mim_proj(w, in, nin, 2);
+    if (rv->shared) rv->st_in = mim_proj(w, in, nin, 3), rv->base = mim_proj(w, in, nin, 4), rv->mode = mim_proj(w, in, nin, 5);
     rv->kret = mim_proj(w, fv, 2, 1);
     if (!var) return false;
     MimDef *args;
@@ -1713,19 +1867,43 @@ static bool setup(Rev *rv, MimDef *fv) {
     return true;
 }
 
+/* f_vjp_shared's body: the forward sweep from block 0 on the caller's tape
+ * (it returns to the caller when f returns, fwd_goto) or the backward
+ * sweep over f's records on it, by the mode argument */
+static bool build_shared0(Rev *rv, MimDef *fv) {
+    MimWorld *w = rv->w;
+    MimDef *m0 = mim_proj(w, rv->st_in, 4, 0), *tp0 = mim_proj(w, rv->st_in, 4, 1);
+    MimDef *pos0 = mim_proj(w, rv->st_in, 4, 2), *cap0 = mim_proj(w, rv->st_in, 4, 3);
+    MimDef *fw = named(w, mim_cn(w, mim_unit_type(w)), "fwd_entry_", rv->f);
+    MimDef *bw = named(w, mim_cn(w, mim_unit_type(w)), "bwd_start_", rv->f);
+    if (!fw || !bw) return false;
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = m0};
+    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    if (!body || rv->failed || !set_body(w, fw, body)) return false;
+    if (!set_body(w, bw, bwd_start(rv, m0, tp0, pos0, rv->ybar))) return false;
+    MimDef *br[2] = {fw, bw};
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), rv->mode);
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), mim_app(w, sel, mim_unit(w))) != NULL;
+}
+
 static MimDef *build(Rev *rv) {
     MimWorld *w = rv->w;
-    MimDef *dom[3] = {rv->A, rv->A, rv->R}, *cod[2] = {rv->R, rv->A};
-    MimDef *Dom = mim_sigma(w, dom, 3);
-    MimDef *Cod = mim_sigma(w, cod, 2);
+    rv->I64 = mim_type_int(w, 64);
+    rv->M = annex(w, MIM_mem_M);
+    rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    MimDef *dom[6] = {rv->A, rv->A, rv->R, NULL, rv->I64, mim_type_bool(w)}, *cod[3] = {rv->R, rv->A, NULL};
+    dom[3] = cod[2] = state_type(rv);
+    MimDef *Dom = mim_sigma(w, dom, rv->shared ? 6 : 3);
+    MimDef *Cod = mim_sigma(w, cod, rv->shared ? 3 : 2);
     MimDef *T = mim_fn(w, Dom, Cod);
     char name[160];
     MimSym fname = mim_def_name(rv->f);
-    snprintf(name, sizeof name, rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
+    snprintf(name, sizeof name, rv->shared ? "%s_vjp_shared" : rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
     MimDef *fv = mim_mut_lam(w, T);
     if (!fv) return NULL;
     mim_def_set_name(fv, mim_world_sym(w, name));
-    mim_ptrmap_put(rv->memo, rv->f, fv);
+    mim_ptrmap_put(rv->memo, rv->shared ? mim_var(w, rv->f) : rv->f, fv);
     if (!setup(rv, mim_var(w, fv))) return NULL;
     size_t nb = rv->blk.n;
     rv->slots = mim_xcalloc(nb, sizeof *rv->slots);
@@ -1738,12 +1916,10 @@ static MimDef *build(Rev *rv) {
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
     rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
     rv->noid = mim_xcalloc(nb, sizeof *rv->noid);
-    rv->I64 = mim_type_int(w, 64);
-    rv->M = annex(w, MIM_mem_M);
-    rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    rv->shcall = mim_xcalloc(nb, sizeof *rv->shcall);
     MimDef *body0 = mim_resolve(w, mim_lam_body(rv->f));
     MimDef *g0 = mim_def_node(body0) == MIM_APP ? mim_resolve(w, mim_app_callee(body0)) : NULL;
-    if (nb == 1 && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
+    if (nb == 1 && !rv->shared && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
         MimDef *args, *k;
         size_t n;
         if (split_call(rv, g0, mim_app_arg(body0), &args, &k, &n) && k == rv->kold) {
@@ -1753,8 +1929,9 @@ static MimDef *build(Rev *rv) {
         }
     }
     if (!vm_begin(rv)) return NULL;
-    MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
-    MimDef *St = mim_sigma(w, sd, 4);
+    if (rv->shared && rv->vm) return fail(rv, rv->f, "the function sharing its caller's tape that writes memory");
+    for (size_t b = 1; b < nb; ++b) rv->shcall[b] = shared_call(rv, (long)b);
+    MimDef *St = state_type(rv);
     size_t ns = S_ACC + rv->accT.n;
     MimDef **bs = mim_xcalloc(ns, sizeof *bs);
     bs[S_M] = rv->M, bs[S_TP] = rv->TP, bs[S_POS] = rv->I64, bs[S_RES] = rv->R;
@@ -1784,6 +1961,7 @@ static MimDef *build(Rev *rv) {
         if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (!build_fwd(rv, (long)b)) return NULL;
+    if (rv->shared) return build_shared0(rv, fv) ? fv : NULL;
     /* block 0: allocate the tape, then f's body */
     size_t na = arity(w, rv->A);
     MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
@@ -1804,20 +1982,23 @@ static MimDef *build(Rev *rv) {
     return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
 }
 
-static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive) {
+static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive,
+                      bool shared) {
     MimWorld *w = mim_pass_world(p);
-    MimDef *known = mim_ptrmap_get(memo, f);
+    MimDef *key = shared ? mim_var(w, f) : f; /* the shared vjp's memo key: f's variable */
+    MimDef *known = mim_ptrmap_get(memo, key);
     MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
     if (known) {
         if (known != f && !mim_lam_body(known)) {
             mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) the recursive function '%s'",
                            mim_def_name(f) ? mim_def_name(f) : "f");
-            mim_ptrmap_put(memo, f, f);
+            mim_ptrmap_put(memo, key, f);
             return NULL;
         }
         return known == f ? NULL : known;
     }
-    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive};
+    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive,
+              .shared = shared};
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
     if (!autodiff_fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
@@ -1829,25 +2010,30 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.noid), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
-        mim_ptrmap_put(memo, f, f);
+        mim_ptrmap_put(memo, key, f);
         if (parent) parent->failed = true;
     }
     return res;
 }
 
 static MimDef *vjp_of(Rev *parent, MimDef *h) {
-    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0);
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0, false);
+}
+
+/* h_vjp_shared: h's vjp on its caller's tape (see Rev.shared) */
+static MimDef *vjp_shared_of(Rev *parent, MimDef *h) {
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0, true);
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0, false);
 }
 
 MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f,
                               uint64_t inactive) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive, false);
 }
 
 /* ---- writes: stores, allocations, frees ------------------------------------------------ */
