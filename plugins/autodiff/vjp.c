@@ -1615,6 +1615,21 @@ static void tape_tops(Rev *rv, long *top, bool *in, bool *exits) {
     }
 }
 
+/* The one record x when the records on top on entering y are x's or
+ * none (the tape empty, or at a shared vjp's base), else 0: the reverse
+ * goes to x's unless the tape is empty (empty_or) */
+static long empty_or(Rev *rv, const bool *in, long y) {
+    size_t nb = rv->blk.n;
+    long x = 0;
+    if (!in[(size_t)y * nb]) return 0;
+    for (size_t r = 1; r < nb; ++r) {
+        if (!in[(size_t)y * nb + r]) continue;
+        if (x) return 0;
+        x = (long)r;
+    }
+    return x;
+}
+
 /* Marks the records the dispatch of bwd_loop may pop (they keep their block
  * number; the others are only reached by direct jumps and omit it): those
  * below a record whose reverse goes to bwd_loop, and the one on top when f
@@ -1624,7 +1639,7 @@ static void mark_ids(Rev *rv, const long *top, const bool *in, const bool *exits
     for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
     for (size_t b = 1; b < nb; ++b) {
         long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b;
-        if (rv->nxt[b] && top[y] <= 0)
+        if (rv->nxt[b] && top[y] <= 0 && !empty_or(rv, in, y))
             for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[(size_t)y * nb + r];
     }
     for (size_t x = 0; x < nb; ++x) {
@@ -1649,15 +1664,27 @@ static bool link_next(Rev *rv) {
     for (size_t b = 1; ok && b < nb; ++b) {
         MimDef *nx = rv->nxt[b];
         if (!nx) continue;
-        long x = top[rv->lr_h[b] ? rv->lr_h[b] : (long)b];
+        long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b, x = top[y], alt = x > 0 ? 0 : empty_or(rv, in, y);
         MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
-        if (x > 0) { /* x's reverse, its block number (if any) popped */
+        if (x > 0 || alt) { /* x's reverse, its block number (if any) popped */
+            long t = x > 0 ? x : alt;
             MimDef **ops = mim_xcalloc(ns, sizeof *ops);
             for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-            if (!rv->noid[x]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+            if (!rv->noid[t]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
             arg = mim_tuple(w, ops, ns);
             free(ops);
-            to = rv->bwd[x];
+            to = rv->bwd[t];
+        }
+        if (alt) { /* the tape may be empty here: then bwd_loop (which ends the sweep), else x's reverse */
+            MimDef *pos = mim_proj(w, S, ns, S_POS);
+            MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0));
+            MimDef *go = named(w, mim_cn(w, mim_unit_type(w)), "bwd_pop_", rv->blk.d[b]);
+            MimDef *end = named(w, mim_cn(w, mim_unit_type(w)), "bwd_end_", rv->blk.d[b]);
+            if (!go || !end || !set_body(w, go, mim_app(w, to, arg)) || !set_body(w, end, mim_app(w, rv->loop, S))) ok = false;
+            MimDef *br[2] = {go, end};
+            MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
+            ok = ok && set_body(w, nx, mim_app(w, sel, mim_unit(w)));
+            continue;
         }
         ok = set_body(w, nx, mim_app(w, to, arg));
     }
