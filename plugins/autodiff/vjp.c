@@ -123,6 +123,10 @@ struct Rev {
     bool shared;
     MimDef *st_in, *base, *mode;
     bool *shcall; /* per block: its terminator calls a nested function's shared vjp (shared_call) */
+    /* per record (indexed by its block: a counted loop's body for its exit
+     * record): the slots read from a record above it instead (plan_above),
+     * leaf ↦ 1 + the word's offset from the end of the record */
+    MimPtrMap *above;
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
@@ -387,6 +391,7 @@ typedef struct Cl {
     MimDef *tp, *p; /* backward: the tape and the position of the record's block number */
     MimPtrMap map;
     MimPtrMap sh; /* backward: pointer ↦ shadow */
+    MimDef *end;  /* backward: the end of the record (its slots read from above are at end + offset) */
 } Cl;
 
 static MimDef *cl(Cl *c, MimDef *old);
@@ -412,8 +417,14 @@ static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
         return mim_proj(w, args, arity(w, dom_of(w, rv->blk.d[x])), i);
     }
     if (!wordable(rv, T)) return fail(rv, old, "a value of this type carried between blocks");
-    size_t j = slot_of(rv, c->b, leaf_key(rv, x, i));
-    MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    MimDef *key = leaf_key(rv, x, i), *at;
+    uintptr_t up = c->end && rv->above ? (uintptr_t)mim_ptrmap_get(&rv->above[c->b], key) : 0;
+    if (up) {
+        at = iop(w, MIM_core_wrap_add, c->end, i64(rv, up - 1));
+    } else {
+        size_t j = slot_of(rv, c->b, key);
+        at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    }
     return from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
 }
 
@@ -720,6 +731,12 @@ static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *S, MimDef *
     MimDef *cap = mim_proj(w, S, 4, 3);
     bool id_word = !rv->noid[rec];
     size_t ne = extra ? 1 : 0;
+    if (!n && !ne && !id_word) { /* an empty record (its slots all read above, plan_above): nothing to push */
+        Cl c0 = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
+        bool ok0 = set_body(w, fl, then(&c0, ctx, tp, pos, cap));
+        mim_ptrmap_free(&c0.map), mim_ptrmap_free(&c0.sh);
+        return ok0 && !rv->failed;
+    }
     MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + ne + id_word));
     /* go (m, tp, cap): the stores and what follows */
     MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
@@ -1102,6 +1119,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     bool sh = b > 0 && S && rv->shcall[b];
     MimDef *entry = lam, *callh = NULL, *base = NULL;
     Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = sh ? iop(w, MIM_core_wrap_sub, p, i64(rv, 1)) : p};
+    if (p && rv->above && rv->above[b].len && !rv->lr_next) c.end = rv->noid[b] ? p : iop(w, MIM_core_wrap_add, p, i64(rv, 1));
     c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
     c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
     for (size_t j = 0; rv->lr_next && j < rv->lr_over.cap; ++j) /* a counted loop's counter and record */
@@ -1447,10 +1465,14 @@ static int build_lr_bwd(Rev *rv, long b) {
         fail(rv, B, "the loop (its record changed)");
         return 0;
     }
+    /* the slots read from a record above (plan_above) leave the record */
+    MimPtrMap *up = rv->above ? &rv->above[b] : NULL;
+    size_t nf = 0;
+    for (size_t j = 0; j < n; ++j) nf += !(up && mim_ptrmap_has(up, rv->slots[b].d[j]));
     MimDef *p = mim_proj(w, S, ns, S_POS);
     MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
     for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, n + 1));
+    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, nf + 1));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
     MimDef *nx = next_of(rv, b);
@@ -1464,12 +1486,22 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *em = mim_proj(w, E, ns, S_M);
     MimDef *etp = mim_proj(w, E, ns, S_TP);
     ops[0] = E;
-    for (size_t j = 0; j <= n; ++j) { /* the counter (below the slots), then the slots */
-        MimDef *at = iop(w, MIM_core_wrap_sub, ep, i64(rv, j == 0 ? n + 1 : j));
-        ops[j + 1] = tape_load(rv, em, etp, at);
+    ops[1] = tape_load(rv, em, etp, iop(w, MIM_core_wrap_sub, ep, i64(rv, nf + 1))); /* the counter, below the slots */
+    MimDef *end = rv->noid[b] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
+    size_t jf = 0;
+    for (size_t j = 0; j < n; ++j) {
+        uintptr_t o = up ? (uintptr_t)mim_ptrmap_get(up, rv->slots[b].d[j]) : 0;
+        MimDef *at = o ? iop(w, MIM_core_wrap_add, end, i64(rv, o - 1)) : iop(w, MIM_core_wrap_sub, ep, i64(rv, ++jf));
+        ops[j + 2] = tape_load(rv, em, etp, at);
     }
     bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, n + 2)));
     free(ops);
+    if (up) { /* the record pushed at the loop's exit: the other slots */
+        size_t k = 0;
+        for (size_t j = 0; j < n; ++j)
+            if (!mim_ptrmap_has(up, rv->slots[b].d[j])) rv->slots[b].d[k++] = rv->slots[b].d[j];
+        rv->slots[b].n = k;
+    }
     return built ? 1 : 0;
 fail:
     free(ops);
@@ -1690,6 +1722,200 @@ static bool link_next(Rev *rv) {
     }
     free(top), free(in), free(exits);
     return ok;
+}
+
+/* ---- slots read from the record above ---------------------------------------------------- */
+
+/* Records are indexed by block: block r's own record, or (r a counted
+ * loop's body) its loop's exit record. When the next record pushed after
+ * r's is always y's, and the block owning a slot's leaf L is not entered
+ * between the two pushes, L's value is the same in y's record if y holds
+ * L: r's reverse reads it there (the backward sweep has popped y's record,
+ * but the words are still on the tape) and r's record leaves it out. GMM's
+ * beta: the row counter is held once per row, by fin's record, instead of
+ * also by row's and by the inner loop's exit record. */
+
+static bool has_rec(Rev *rv, long r) { return r > 0 && (rv->lr_h[r] || !rv->trivial[r]); }
+
+static bool walk_succ(Rev *rv, long x, long *next, bool *entered, bool *seen);
+
+/* the forward sweep enters y: the record it pushes next goes to *next
+ * (false: several, a shared vjp's records, or f returns first) */
+static bool walk_next(Rev *rv, long y, long *next, bool *entered, bool *seen) {
+    if (y <= 0) return false;
+    entered[y] = true;
+    if (rv->shcall[y]) return false;
+    if (!rv->trivial[y] && !rv->lr_h[y]) {
+        if (*next && *next != y) return false;
+        *next = y;
+        return true;
+    }
+    if (seen[y]) return true;
+    seen[y] = true;
+    return walk_succ(rv, y, next, entered, seen);
+}
+
+/* the same for x's successors (a counted loop's exit pushes its record) */
+static bool walk_succ(Rev *rv, long x, long *next, bool *entered, bool *seen) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a, *one = NULL, *tup = NULL;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    if (block_of(rv, g) > 0) {
+        one = g;
+    } else if (mim_def_node(g) == MIM_EXTRACT) {
+        tup = mim_resolve(w, mim_def_op(g, 0));
+        if (!tup || mim_def_node(tup) != MIM_TUPLE) return false;
+    } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) {
+        MimDef *args;
+        size_t n;
+        if (!split_call(rv, g, a, &args, &one, &n)) return false;
+    } else {
+        return false;
+    }
+    long lb = rv->lr_b[x];
+    for (size_t i = 0, n = tup ? mim_def_num_ops(tup) : 1; i < n; ++i) {
+        long z = block_of(rv, tup ? mim_resolve(w, mim_def_op(tup, i)) : one);
+        if (z <= 0) return false;
+        if (lb && rv->lr_h[lb] == x && z == rv->lr_e[lb]) {
+            if (*next && *next != lb) return false;
+            *next = lb;
+        } else if (!walk_next(rv, z, next, entered, seen)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool in_slots(Rev *rv, long r, MimDef *L) {
+    for (size_t j = 0; j < rv->slots[r].n; ++j)
+        if (rv->slots[r].d[j] == L) return true;
+    return false;
+}
+
+typedef struct {
+    Rev *rv;
+    const long *up;    /* the next record above each record, or 0 */
+    const bool *ent;   /* ent[r·nb + y]: block y entered between r's push and up[r]'s */
+    MimPtrMap *keeps;  /* per record: leaf ↦ 1 (it holds the leaf) or 2 (it reads it above) */
+} Above;
+
+static long holder(Above *ab, long r, MimDef *L, long owner);
+
+static bool keeps(Above *ab, long y, MimDef *L, long owner) {
+    uintptr_t k = (uintptr_t)mim_ptrmap_get(&ab->keeps[y], L);
+    if (!k) {
+        k = holder(ab, y, L, owner) == y ? 1 : 2;
+        mim_ptrmap_put(&ab->keeps[y], L, (void *)k);
+    }
+    return k == 1;
+}
+
+/* the record that holds r's slot L: the highest one above r, up to where
+ * L's block (owner) is entered, that holds L itself; else r */
+static long holder(Above *ab, long r, MimDef *L, long owner) {
+    size_t nb = ab->rv->blk.n;
+    bool *acc = mim_xcalloc(nb, sizeof *acc);
+    long cur = r, best = r;
+    while (ab->up[cur]) {
+        long y = ab->up[cur];
+        for (size_t i = 0; i < nb; ++i) acc[i] |= ab->ent[(size_t)cur * nb + i];
+        if (acc[owner]) break;
+        if (in_slots(ab->rv, y, L) && keeps(ab, y, L, owner)) best = y;
+        cur = y;
+    }
+    free(acc);
+    return best;
+}
+
+/* words of record r once the slots read above are left out */
+static size_t kept(Rev *rv, long r) {
+    size_t k = 0;
+    for (size_t j = 0; j < rv->slots[r].n; ++j) k += !mim_ptrmap_has(&rv->above[r], rv->slots[r].d[j]);
+    return k;
+}
+static size_t rec_words(Rev *rv, long r) {
+    return kept(rv, r) + (rv->lr_h[r] || rv->shcall[r] ? 1 : 0) + !rv->noid[r];
+}
+/* L's word in record h, from h's start (layouts: push_then; a loop's exit
+ * record has the counter at the bottom) */
+static size_t word_in(Rev *rv, long h, MimDef *L) {
+    size_t nf = kept(rv, h), jf = 0;
+    for (size_t j = 0; j < rv->slots[h].n && rv->slots[h].d[j] != L; ++j) jf += !mim_ptrmap_has(&rv->above[h], rv->slots[h].d[j]);
+    return rv->lr_h[h] ? nf - jf : nf - 1 - jf;
+}
+
+/* Fills rv->above (f without writes: the records' words do not change) */
+static bool plan_above(Rev *rv) {
+    size_t nb = rv->blk.n;
+    if (rv->vm || nb > 512) return true;
+    long *up = mim_xcalloc(nb, sizeof *up);
+    bool *ent = mim_xcalloc(nb * nb, sizeof *ent), *seen = mim_xcalloc(nb, sizeof *seen);
+    for (size_t r = 1; r < nb; ++r) {
+        if (!has_rec(rv, (long)r)) continue;
+        memset(seen, 0, nb * sizeof *seen);
+        long nx = 0;
+        bool ok = rv->lr_h[r] ? walk_next(rv, rv->lr_e[r], &nx, ent + r * nb, seen) : walk_succ(rv, (long)r, &nx, ent + r * nb, seen);
+        up[r] = ok && has_rec(rv, nx) ? nx : 0;
+    }
+    for (size_t r = 1; r < nb; ++r) { /* a cycle (f would never return): nothing is read above */
+        long c = (long)r;
+        for (size_t k = 0; c && k <= nb; ++k) c = up[c];
+        if (c) memset(up, 0, nb * sizeof *up);
+    }
+    rv->above = mim_xcalloc(nb, sizeof *rv->above);
+    MimPtrMap *keepm = mim_xcalloc(nb, sizeof *keepm);
+    Above ab = {rv, up, ent, keepm};
+    long **hold = mim_xcalloc(nb, sizeof *hold);
+    for (size_t r = 1; r < nb; ++r) { /* first which records hold which leaves */
+        if (!up[r]) continue;
+        hold[r] = mim_xcalloc(rv->slots[r].n + 1, sizeof **hold);
+        for (size_t j = 0; j < rv->slots[r].n; ++j) {
+            MimDef *L = rv->slots[r].d[j];
+            long x;
+            size_t i;
+            hold[r][j] = block_leaf(rv, L, &x, &i) ? holder(&ab, (long)r, L, x) : (long)r;
+            if (hold[r][j] != (long)r) mim_ptrmap_put(&rv->above[r], L, (void *)1);
+        }
+    }
+    for (size_t r = 1; r < nb; ++r) { /* then the offsets, from the end of r's record */
+        for (size_t j = 0; hold[r] && j < rv->slots[r].n; ++j) {
+            long h = hold[r][j];
+            if (h == (long)r) continue;
+            size_t off = 0;
+            for (long y = up[r]; y != h; y = up[y]) off += rec_words(rv, y);
+            off += word_in(rv, h, rv->slots[r].d[j]);
+            mim_ptrmap_put(&rv->above[r], rv->slots[r].d[j], (void *)(uintptr_t)(off + 1));
+        }
+        free(hold[r]);
+        mim_ptrmap_free(&keepm[r]);
+    }
+    free(hold), free(keepm), free(up), free(ent), free(seen);
+    return true;
+}
+
+/* the reverses of the records that read slots above, rebuilt (plan_above) */
+static bool rebuild_above(Rev *rv) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
+    for (size_t b = 1; rv->above && b < nb; ++b) {
+        if (!rv->above[b].len) continue;
+        if (rv->lr_h[b]) {
+            if (build_lr_bwd(rv, (long)b) != 1) return false;
+            continue;
+        }
+        size_t k = 0, n = rv->slots[b].n;
+        for (size_t j = 0; j < n; ++j)
+            if (!mim_ptrmap_has(&rv->above[b], rv->slots[b].d[j])) rv->slots[b].d[k++] = rv->slots[b].d[j];
+        rv->slots[b].n = k;
+        MimDef *S = mim_var(w, rv->bwd[b]);
+        if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return false;
+        if (rv->slots[b].n != k) {
+            fail(rv, rv->blk.d[b], "the block (its record changed)");
+            return false;
+        }
+    }
+    return true;
 }
 
 /* ---- f_vjp ------------------------------------------------------------------------------ */
@@ -1983,7 +2209,7 @@ static MimDef *build(Rev *rv) {
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
-    if (!build_loop(rv) || !link_next(rv)) return NULL;
+    if (!build_loop(rv) || !link_next(rv) || !plan_above(rv) || !rebuild_above(rv)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
@@ -2037,7 +2263,9 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx);
+    for (size_t b = 0; rv.above && b < rv.blk.n; ++b) mim_ptrmap_free(&rv.above[b]);
+    free(rv.above), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
         mim_ptrmap_put(memo, key, f);
         if (parent) parent->failed = true;
