@@ -98,6 +98,7 @@ struct Rev {
     long *lr_h, *lr_e, *lr_b;
     size_t *lr_k;
     MimDef **lr_s0, **lrx;
+    MimDef **lr_bound; /* per body block: H's test is counter < bound, bound invariant in the loop (else NULL) */
     /* while building a counted loop's reverse: leaves ↦ values (the
      * counter, the record's values), and the jump back to its head */
     MimPtrMap lr_over;
@@ -1317,6 +1318,25 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
 
 /* ---- counted loops ----------------------------------------------------------------------- */
 
+/* e uses a parameter of block h or b */
+static bool varies(Rev *rv, MimDef *e, long h, long b, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
+    mim_ptrmap_put(seen, e, e);
+    long x;
+    size_t i;
+    if (block_leaf(rv, e, &x, &i)) return x == h || x == b;
+    if (mim_def_node(e) == MIM_VAR) {
+        long y = block_of(rv, mim_def_op(e, 0));
+        return y == h || y == b;
+    }
+    if (mim_def_is_mut(e)) return false;
+    for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j)
+        if (varies(rv, mim_def_op(e, j), h, b, seen)) return true;
+    return false;
+}
+
 /* Block b (B) is the body of a counted loop: B's parameters are memory
  * only, B jumps to its header H with the counter H#k + 1 (an I64), H
  * pushes no record and branches between B and its exit E, and every other
@@ -1381,6 +1401,19 @@ static bool counted_loop(Rev *rv, long b) {
     }
     if (!s0) return false;
     rv->lr_h[b] = h, rv->lr_k[b] = k, rv->lr_s0[b] = s0, rv->lr_e[b] = e, rv->lr_b[h] = b;
+    /* H branches to B while counter < bound (signed), bound computed
+     * from values of enclosing blocks: the counter at the exit is
+     * max(s0, bound), the exit record need not hold it */
+    MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
+    rv->lr_bound[b] = NULL;
+    if (cmp && t1 == b) {
+        MimDef *pr = mim_app_arg(cmp);
+        MimPtrMap seen = {0};
+        if (mim_resolve(w, mim_proj(w, pr, 2, 0)) == mim_resolve(w, leaf_key(rv, h, k)) &&
+            !varies(rv, mim_proj(w, pr, 2, 1), h, b, &seen))
+            rv->lr_bound[b] = mim_proj(w, pr, 2, 1);
+        mim_ptrmap_free(&seen);
+    }
     return true;
 }
 
@@ -1431,6 +1464,16 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *pv = mim_var(w, probe);
     MimDef *ps = mim_proj(w, pv, 2, 1);
     if (!lr_body(rv, b, pmore, probe, mim_proj(w, pv, 2, 0), ps, NULL, 0)) return 0;
+    MimDef *bound = rv->lr_bound[b];
+    if (bound) { /* the bound's leaves become slots of the record */
+        MimDef *PS = mim_proj(w, pv, 2, 0);
+        Cl cb = {.rv = rv, .mode = CL_BWD, .b = b, .p = mim_proj(w, PS, ns, S_POS), .tp = mim_proj(w, PS, ns, S_TP),
+                 .mem = mim_proj(w, PS, ns, S_M)};
+        bool okb = cl(&cb, bound) != NULL;
+        mim_ptrmap_free(&cb.map), mim_ptrmap_free(&cb.sh);
+        if (!okb) return 0;
+    }
+    size_t cw = bound ? 0 : 1; /* the counter's word in the record */
     size_t n = rv->slots[b].n;
     for (size_t j = 0; j < n; ++j) {
         long x;
@@ -1472,7 +1515,7 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *p = mim_proj(w, S, ns, S_POS);
     MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
     for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, nf + 1));
+    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, nf + cw));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
     MimDef *nx = next_of(rv, b);
@@ -1486,14 +1529,33 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *em = mim_proj(w, E, ns, S_M);
     MimDef *etp = mim_proj(w, E, ns, S_TP);
     ops[0] = E;
-    ops[1] = tape_load(rv, em, etp, iop(w, MIM_core_wrap_sub, ep, i64(rv, nf + 1))); /* the counter, below the slots */
     MimDef *end = rv->noid[b] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
     size_t jf = 0;
+    Cl ce = {.rv = rv, .mode = CL_BWD, .b = b, .p = ep, .tp = etp, .mem = em};
     for (size_t j = 0; j < n; ++j) {
         uintptr_t o = up ? (uintptr_t)mim_ptrmap_get(up, rv->slots[b].d[j]) : 0;
         MimDef *at = o ? iop(w, MIM_core_wrap_add, end, i64(rv, o - 1)) : iop(w, MIM_core_wrap_sub, ep, i64(rv, ++jf));
         ops[j + 2] = tape_load(rv, em, etp, at);
+        MimDef *leaf = rv->slots[b].d[j];
+        long x;
+        size_t i;
+        MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
+        mim_ptrmap_put(&ce.map, leaf, from_word(rv, ops[j + 2], T));
     }
+    if (bound) { /* the counter at the exit: max(s0, bound) */
+        MimDef *bv = cl(&ce, bound);
+        if (!bv || rv->slots[b].n != n) {
+            mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
+            if (bv) fail(rv, B, "the loop (its bound changed)");
+            goto fail;
+        }
+        MimDef *lt = icmp(w, MIM_core_icmp_sl, rv->lr_s0[b], bv);
+        MimDef *sel[2] = {rv->lr_s0[b], bv};
+        ops[1] = mim_extract(w, mim_tuple(w, sel, 2), lt);
+    } else {
+        ops[1] = tape_load(rv, em, etp, iop(w, MIM_core_wrap_sub, ep, i64(rv, nf + 1))); /* the counter, below the slots */
+    }
+    mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
     bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, n + 2)));
     free(ops);
     if (up) { /* the record pushed at the loop's exit: the other slots */
@@ -1527,10 +1589,10 @@ static bool build_lrx(Rev *rv, long b) {
     size_t n = rv->slots[b].n;
     MimDef **leaves = mim_xcalloc(n + 1, sizeof *leaves);
     for (size_t j = 0; j < n; ++j) leaves[j] = rv->slots[b].d[j];
-    leaves[n] = leaf_key(rv, h, rv->lr_k[b]);
+    leaves[n] = leaf_key(rv, h, rv->lr_k[b]); /* the counter, unless computed from the bound */
     Exit x = {rv->lrx[b], e};
     MimDef *S = mim_proj(w, mim_var(w, rv->lrx[b]), 2, 1);
-    bool ok = push_then(rv, h, b, rv->lrx[b], S, B, leaves, n + 1, NULL, (uint64_t)b - 1, then_exit, &x);
+    bool ok = push_then(rv, h, b, rv->lrx[b], S, B, leaves, n + !rv->lr_bound[b], NULL, (uint64_t)b - 1, then_exit, &x);
     free(leaves);
     return ok;
 }
@@ -1835,14 +1897,15 @@ static size_t kept(Rev *rv, long r) {
     return k;
 }
 static size_t rec_words(Rev *rv, long r) {
-    return kept(rv, r) + (rv->lr_h[r] || rv->shcall[r] ? 1 : 0) + !rv->noid[r];
+    bool counter = rv->lr_h[r] && !rv->lr_bound[r];
+    return kept(rv, r) + (counter || rv->shcall[r] ? 1 : 0) + !rv->noid[r];
 }
 /* L's word in record h, from h's start (layouts: push_then; a loop's exit
  * record has the counter at the bottom) */
 static size_t word_in(Rev *rv, long h, MimDef *L) {
     size_t nf = kept(rv, h), jf = 0;
     for (size_t j = 0; j < rv->slots[h].n && rv->slots[h].d[j] != L; ++j) jf += !mim_ptrmap_has(&rv->above[h], rv->slots[h].d[j]);
-    return rv->lr_h[h] ? nf - jf : nf - 1 - jf;
+    return rv->lr_h[h] && !rv->lr_bound[h] ? nf - jf : nf - 1 - jf;
 }
 
 /* Fills rv->above (f without writes: the records' words do not change) */
@@ -2167,6 +2230,7 @@ static MimDef *build(Rev *rv) {
     rv->lr_h = mim_xcalloc(nb, sizeof *rv->lr_h), rv->lr_e = mim_xcalloc(nb, sizeof *rv->lr_e);
     rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
+    rv->lr_bound = mim_xcalloc(nb, sizeof *rv->lr_bound);
     rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
     rv->noid = mim_xcalloc(nb, sizeof *rv->noid);
     rv->shcall = mim_xcalloc(nb, sizeof *rv->shcall);
@@ -2205,7 +2269,7 @@ static MimDef *build(Rev *rv) {
         int lr = rv->lr_h[b] ? build_lr_bwd(rv, (long)b) : -1;
         if (lr == 0) return NULL;
         if (lr == 1) continue;
-        if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->slots[b].n = 0; /* not a counted loop after all */
+        if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->lr_bound[b] = NULL, rv->slots[b].n = 0; /* not a counted loop after all */
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
@@ -2263,7 +2327,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.lr_bound);
     for (size_t b = 0; rv.above && b < rv.blk.n; ++b) mim_ptrmap_free(&rv.above[b]);
     free(rv.above), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
