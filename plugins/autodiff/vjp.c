@@ -27,15 +27,24 @@
  *   parameters) pushes no record;
  * - a counted loop's body (counted_loop: a counter H#k + 1 from a literal
  *   start, the reverse reading nothing else of the loop) pushes no record
- *   per iteration: the loop's exit pushes one, and the backward sweep runs
- *   the body's reverse with the counter counting down (build_lr_bwd);
+ *   per iteration: the loop's exit pushes one (without the counter when
+ *   H tests counter < bound, bound invariant: the reverse starts at
+ *   max(s0, bound)), and the backward sweep runs the body's reverse with
+ *   the counter counting down (build_lr_bwd);
+ * - a record leaves out the slots that the next record pushed (always the
+ *   same one) holds with the same value: the reverse reads them there
+ *   (plan_above);
  * - a nested function without pointer arguments becomes blocks of f at
  *   its call site if called once, at each of its call sites (up to
- *   INL_SITES) if it has no loop (inline_once); any other
- *   call `h (args, k)` runs as a copy of h in the forward sweep, and the
- *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
- *   tape: a checkpoint, so the tape holds one call's records); a function
- *   whose body is a tail call (an η-wrapper) is the callee's vjp.
+ *   INL_SITES) if it has no loop (inline_once); any other call
+ *   `h (args, k)` in a block but the first, when neither f nor h writes,
+ *   shares f's tape: h_vjp_shared's forward sweep pushes h's records onto
+ *   it, and the calling block's reverse runs h_vjp_shared's backward sweep
+ *   over them (fwd_shared_call, shared_call); the remaining calls run as a
+ *   copy of h in the forward sweep, and the backward sweep calls h_vjp
+ *   (which redoes h's forward sweep on its own tape: a checkpoint, so that
+ *   tape holds one call's records); a function whose body is a tail call
+ *   (an η-wrapper) is the callee's vjp.
  * Stores, allocations and frees: the section "writes" at the end (loads
  * are taped instead of recomputed when f stores); pointer parameters of
  * blocks: the section at the very end. Other memory operations, recursion,
@@ -1403,10 +1412,11 @@ static bool counted_loop(Rev *rv, long b) {
     rv->lr_h[b] = h, rv->lr_k[b] = k, rv->lr_s0[b] = s0, rv->lr_e[b] = e, rv->lr_b[h] = b;
     /* H branches to B while counter < bound (signed), bound computed
      * from values of enclosing blocks: the counter at the exit is
-     * max(s0, bound), the exit record need not hold it */
+     * max(s0, bound), the exit record need not hold it (not when f
+     * writes: memory the bound reads may have changed by then) */
     MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
     rv->lr_bound[b] = NULL;
-    if (cmp && t1 == b) {
+    if (cmp && t1 == b && !rv->vm) {
         MimDef *pr = mim_app_arg(cmp);
         MimPtrMap seen = {0};
         if (mim_resolve(w, mim_proj(w, pr, 2, 0)) == mim_resolve(w, leaf_key(rv, h, k)) &&
