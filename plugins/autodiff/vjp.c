@@ -1239,7 +1239,9 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             in[0] = args2;
             in[1] = sargs;
             in[2] = rbar;
-            in[3] = state(rv, c.mem, c.tp, mim_var(w, callh), i64(rv, 0));
+            MimDef *ptop = mim_var(w, callh);
+            MimDef *cap0 = i64(rv, 0);
+            in[3] = state(rv, c.mem, c.tp, ptop, cap0);
             in[4] = base;
             in[5] = mim_lit_bool(w, true);
             MimDef *arg = mim_tuple(w, in, 6);
@@ -1419,9 +1421,10 @@ static bool counted_loop(Rev *rv, long b) {
     if (cmp && t1 == b && !rv->vm) {
         MimDef *pr = mim_app_arg(cmp);
         MimPtrMap seen = {0};
-        if (mim_resolve(w, mim_proj(w, pr, 2, 0)) == mim_resolve(w, leaf_key(rv, h, k)) &&
-            !varies(rv, mim_proj(w, pr, 2, 1), h, b, &seen))
-            rv->lr_bound[b] = mim_proj(w, pr, 2, 1);
+        MimDef *lhs = mim_resolve(w, mim_proj(w, pr, 2, 0));
+        MimDef *ctr = mim_resolve(w, leaf_key(rv, h, k));
+        MimDef *rhs = mim_proj(w, pr, 2, 1);
+        if (lhs == ctr && !varies(rv, rhs, h, b, &seen)) rv->lr_bound[b] = rhs;
         mim_ptrmap_free(&seen);
     }
     return true;
@@ -1477,8 +1480,10 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *bound = rv->lr_bound[b];
     if (bound) { /* the bound's leaves become slots of the record */
         MimDef *PS = mim_proj(w, pv, 2, 0);
-        Cl cb = {.rv = rv, .mode = CL_BWD, .b = b, .p = mim_proj(w, PS, ns, S_POS), .tp = mim_proj(w, PS, ns, S_TP),
-                 .mem = mim_proj(w, PS, ns, S_M)};
+        Cl cb = {.rv = rv, .mode = CL_BWD, .b = b};
+        cb.p = mim_proj(w, PS, ns, S_POS);
+        cb.tp = mim_proj(w, PS, ns, S_TP);
+        cb.mem = mim_proj(w, PS, ns, S_M);
         bool okb = cl(&cb, bound) != NULL;
         mim_ptrmap_free(&cb.map), mim_ptrmap_free(&cb.sh);
         if (!okb) return 0;
