@@ -7,6 +7,7 @@
 double rsh(double *, double *, long), vsh(double *, long);
 double rnest(double *, double *, long), vnest(double *, long);
 double rone(double *, double *, long), vone(double *, long);
+double rpp(double *, double *, double *, double *, long), vpp(double *, double *, long);
 
 /* sh's h(c), adding hbar·∂h/∂a into g when g is not NULL */
 static double sh_h(const double *a, long n, long c, double *g, double hbar) {
@@ -69,6 +70,31 @@ static double one_c(const double *a, long n, double *g) {
     return t * t + q;
 }
 
+/* pp: the gradient w.r.t. a and b (one array of 2n: a's, then b's) */
+static double pp_c(const double *a, const double *b, long n, double *g) {
+    double f = 0, d = 0;
+    for (long r = 0; r < n; ++r) {
+        double t = 0;
+        for (long s = 0; s < r; ++s) t += a[s] * b[s];
+        f += t * t;
+        for (long s = 0; s < r; ++s) g[s] += 2 * t * b[s], g[n + s] += 2 * t * a[s];
+    }
+    for (long s = 0; s < n; ++s) d += b[s] * b[s], g[n + s] += 2 * b[s];
+    return f + d;
+}
+static void run_pp(long n) {
+    double *ab = vec_base(2 * n, 0.3, 0.2, 0.1), *v = vec(2 * n, 1.0, 0.7), h = 1e-6;
+    double *g = calloc((size_t)(2 * n + 1), sizeof *g), *want = calloc((size_t)(2 * n + 1), sizeof *want);
+    double *a = malloc((size_t)(n + 1) * sizeof *a), *b = malloc((size_t)(n + 1) * sizeof *b);
+    for (long i = 0; i < n; ++i) a[i] = ab[i], b[i] = ab[n + i];
+    double r = rpp(a, g, b, g + n, n), f = pp_c(a, b, n, want);
+    double *p = moved(ab, v, h, 2 * n), *m = moved(ab, v, -h, 2 * n);
+    double fd = (vpp(p, p + n, n) - vpp(m, m + n, n)) / (2 * h);
+    if (rel(r, f) > 1e-9 || rel(vpp(a, b, n), f) > 1e-9) printf("FAIL pp %ld: value %.17g, C %.17g\n", n, r, f);
+    else check_grad("pp", 2 * n, g, want, v, fd);
+    free(ab), free(v), free(g), free(want), free(a), free(b), free(p), free(m);
+}
+
 typedef double Rev(double *, double *, long);
 typedef double Val(double *, long);
 typedef double Ref(const double *, long, double *);
@@ -92,5 +118,6 @@ int main(void) {
     for (size_t j = 0; j < 4; ++j) run("nest", rnest, vnest, nest_c, ns[j], ns[j] + 3);
     long ms[] = {0, 1, 2, 3, 5, 40, 301};
     for (size_t j = 0; j < 7; ++j) run("one", rone, vone, one_c, ms[j], ms[j]);
+    for (size_t j = 0; j < 4; ++j) run_pp(ns[j]);
     return 0;
 }
