@@ -27,15 +27,24 @@
  *   parameters) pushes no record;
  * - a counted loop's body (counted_loop: a counter H#k + 1 from a literal
  *   start, the reverse reading nothing else of the loop) pushes no record
- *   per iteration: the loop's exit pushes one, and the backward sweep runs
- *   the body's reverse with the counter counting down (build_lr_bwd);
+ *   per iteration: the loop's exit pushes one (without the counter when
+ *   H tests counter < bound, bound invariant: the reverse starts at
+ *   max(s0, bound)), and the backward sweep runs the body's reverse with
+ *   the counter counting down (build_lr_bwd);
+ * - a record leaves out the slots that the next record pushed (always the
+ *   same one) holds with the same value: the reverse reads them there
+ *   (plan_above);
  * - a nested function without pointer arguments becomes blocks of f at
  *   its call site if called once, at each of its call sites (up to
- *   INL_SITES) if it has no loop (inline_once); any other
- *   call `h (args, k)` runs as a copy of h in the forward sweep, and the
- *   backward sweep calls h_vjp (which redoes h's forward sweep on its own
- *   tape: a checkpoint, so the tape holds one call's records); a function
- *   whose body is a tail call (an η-wrapper) is the callee's vjp.
+ *   INL_SITES) if it has no loop (inline_once); any other call
+ *   `h (args, k)` in a block but the first, when neither f nor h writes,
+ *   shares f's tape: h_vjp_shared's forward sweep pushes h's records onto
+ *   it, and the calling block's reverse runs h_vjp_shared's backward sweep
+ *   over them (fwd_shared_call, shared_call); the remaining calls run as a
+ *   copy of h in the forward sweep, and the backward sweep calls h_vjp
+ *   (which redoes h's forward sweep on its own tape: a checkpoint, so that
+ *   tape holds one call's records); a function whose body is a tail call
+ *   (an η-wrapper) is the callee's vjp.
  * Stores, allocations and frees: the section "writes" at the end (loads
  * are taped instead of recomputed when f stores); pointer parameters of
  * blocks: the section at the very end. Other memory operations, recursion,
@@ -98,6 +107,7 @@ struct Rev {
     long *lr_h, *lr_e, *lr_b;
     size_t *lr_k;
     MimDef **lr_s0, **lrx;
+    MimDef **lr_bound; /* per body block: H's test is counter < bound, bound invariant in the loop (else NULL) */
     /* while building a counted loop's reverse: leaves ↦ values (the
      * counter, the record's values), and the jump back to its head */
     MimPtrMap lr_over;
@@ -115,9 +125,22 @@ struct Rev {
     struct VjpMem *vm; /* f writes or allocates memory (see "writes" below), else NULL */
     MimPtrMap proot;   /* a pointer parameter of a block ↦ the buffer every jump passes a pointer into (vm_ptr_param) */
     uint64_t inactive; /* pointer arguments without shadow (bit i: component i of A) */
+    /* a nested function's vjp that shares its caller's tape (vjp_shared_of):
+     * f_vjp_shared : Cn [[A, A, R, St, I64 base, Bool bwd], Cn [R, A, St]]
+     * with St = [M, TP, I64 pos, I64 cap] the caller's tape; its forward sweep
+     * (bwd = ff) pushes f's records onto that tape, its backward sweep
+     * (bwd = tt) pops them down to base */
+    bool shared;
+    MimDef *st_in, *base, *mode;
+    bool *shcall; /* per block: its terminator calls a nested function's shared vjp (shared_call) */
+    /* per record (indexed by its block: a counted loop's body for its exit
+     * record): the slots read from a record above it instead (plan_above),
+     * leaf ↦ 1 + the word's offset from the end of the record */
+    MimPtrMap *above;
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
+static MimDef *vjp_shared_of(Rev *parent, MimDef *h);
 /* writes and allocations (the section "writes" at the end of the file) */
 struct Cl;
 struct Adj;
@@ -130,6 +153,7 @@ static bool vm_taped(Rev *rv, MimDef *ld);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
+static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen);
 static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
 static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
@@ -377,6 +401,7 @@ typedef struct Cl {
     MimDef *tp, *p; /* backward: the tape and the position of the record's block number */
     MimPtrMap map;
     MimPtrMap sh; /* backward: pointer ↦ shadow */
+    MimDef *end;  /* backward: the end of the record (its slots read from above are at end + offset) */
 } Cl;
 
 static MimDef *cl(Cl *c, MimDef *old);
@@ -402,8 +427,14 @@ static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
         return mim_proj(w, args, arity(w, dom_of(w, rv->blk.d[x])), i);
     }
     if (!wordable(rv, T)) return fail(rv, old, "a value of this type carried between blocks");
-    size_t j = slot_of(rv, c->b, leaf_key(rv, x, i));
-    MimDef *at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    MimDef *key = leaf_key(rv, x, i), *at;
+    uintptr_t up = c->end && rv->above ? (uintptr_t)mim_ptrmap_get(&rv->above[c->b], key) : 0;
+    if (up) {
+        at = iop(w, MIM_core_wrap_add, c->end, i64(rv, up - 1));
+    } else {
+        size_t j = slot_of(rv, c->b, key);
+        at = iop(w, MIM_core_wrap_sub, c->p, i64(rv, j + 1));
+    }
     return from_word(rv, tape_load(rv, c->mem, c->tp, at), T);
 }
 
@@ -522,12 +553,46 @@ static MimDef *state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *cap) {
 
 static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res);
 
+/* a value of type T whose %mem.M components are m and whose other
+ * components are ⊥ (the unused parts of a shared vjp's arguments and
+ * results: the shadows and ȳ of its forward sweep, x̄ returned by it) */
+static MimDef *filler(MimWorld *w, MimDef *T, MimDef *m) {
+    size_t n = arity(w, T);
+    if (n == 1) return is_mem(T) ? m : mim_bot(w, T);
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) {
+        MimDef *Ti = comp_type(w, T, i);
+        ops[i] = is_mem(Ti) ? m : mim_bot(w, Ti);
+    }
+    MimDef *r = mim_tuple(w, ops, n);
+    free(ops);
+    return r;
+}
+
+/* v (of type T) with its %mem.M components replaced by m */
+static MimDef *with_mem(MimWorld *w, MimDef *v, MimDef *T, MimDef *m) {
+    size_t n = arity(w, T);
+    if (n == 1) return is_mem(T) ? m : v;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    for (size_t i = 0; i < n; ++i) ops[i] = is_mem(comp_type(w, T, i)) ? m : mim_proj(w, v, n, i);
+    MimDef *r = mim_tuple(w, ops, n);
+    free(ops);
+    return r;
+}
+
 /* The jump to k (a block or f's return continuation) with the value r. */
 static MimDef *fwd_goto(Cl *c, MimDef *k, MimDef *r, MimDef *tp, MimDef *pos, MimDef *cap) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
     MimDef *m = mem_of(w, r, mim_def_type(r), c->mem);
     r = vm_tape_late(c, r, &m, tp, pos); /* the loaded values of c's block the backward sweep reads */
+    if (k == rv->kold && rv->shared) { /* f's forward sweep ends: back to the caller with its tape */
+        MimDef *ops[3];
+        ops[0] = r;
+        ops[1] = filler(w, rv->A, m);
+        ops[2] = state(rv, m, tp, pos, cap);
+        return mim_app(w, rv->kret, mim_tuple(w, ops, 3));
+    }
     if (k == rv->kold) return bwd_start(rv, m, tp, pos, r);
     long b = block_of(rv, k);
     if (b <= 0) return fail(rv, k, "the continuation");
@@ -573,6 +638,8 @@ static void target(Rev *rv, MimDef *body, MimDef **g, MimDef **a) {
     if (hb && split_call(rv, *g, *a, &args, &k, &n)) *g = hb, *a = args;
 }
 
+static MimDef *fwd_shared_call(Cl *c, MimDef *h, MimDef *args, MimDef *k, MimDef *tp, MimDef *pos, MimDef *cap);
+
 /* The end of a forward block: the primal terminator with the tape state. */
 static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *cap) {
     Rev *rv = c->rv;
@@ -614,6 +681,7 @@ static MimDef *fwd_term(Cl *c, MimDef *body, MimDef *tp, MimDef *pos, MimDef *ca
         MimDef *args, *k;
         size_t n;
         if (!split_call(rv, g, a, &args, &k, &n)) return fail(rv, g, "the call");
+        if (c->b > 0 && rv->shcall[c->b]) return fwd_shared_call(c, g, args, k, tp, pos, cap);
         MimDef *hc = copy_fn(rv, g), *args2 = hc ? cl(c, args) : NULL;
         if (!args2) return NULL;
         MimDef *kw = named(w, mim_def_type(k), "fwd_", k);
@@ -662,17 +730,24 @@ static bool is_trivial(Rev *rv, long b) {
  * loop's exit wrapper to fwd_E */
 typedef MimDef *Then(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap);
 
-/* fl's body (fl : Cn [X, St]): push a record (the values of leaves[0..n),
- * leaves[j] at pos + n − 1 − j, then the block number id), growing the
- * tape when full, then then(…). */
-static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *B, MimDef **leaves, size_t n, uint64_t id, Then *then, void *ctx) {
+/* fl's body (S: the tape state [M, TP, pos, cap] fl receives): push a
+ * record (the values of leaves[0..n), leaves[j] at pos + n − 1 − j, then
+ * the word extra if not NULL, then the block number id), growing the tape
+ * when full, then then(…). */
+static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *S, MimDef *B, MimDef **leaves, size_t n, MimDef *extra,
+                      uint64_t id, Then *then, void *ctx) {
     MimWorld *w = rv->w;
-    MimDef *fv = mim_var(w, fl);
-    MimDef *S = mim_proj(w, fv, 2, 1);
     MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
     MimDef *cap = mim_proj(w, S, 4, 3);
     bool id_word = !rv->noid[rec];
-    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + id_word));
+    size_t ne = extra ? 1 : 0;
+    if (!n && !ne && !id_word) { /* an empty record (its slots all read above, plan_above): nothing to push */
+        Cl c0 = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
+        bool ok0 = set_body(w, fl, then(&c0, ctx, tp, pos, cap));
+        mim_ptrmap_free(&c0.map), mim_ptrmap_free(&c0.sh);
+        return ok0 && !rv->failed;
+    }
+    MimDef *need = iop(w, MIM_core_wrap_add, pos, i64(rv, n + ne + id_word));
     /* go (m, tp, cap): the stores and what follows */
     MimDef *gd[3] = {rv->M, rv->TP, rv->I64};
     MimDef *go = named(w, mim_cn(w, mim_sigma(w, gd, 3)), "fwd_go_", B);
@@ -691,20 +766,24 @@ static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *B, MimDef *
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
         m = tape_store(rv, m, gtp, at, to_word(rv, v, T));
     }
+    if (extra) {
+        MimDef *at_x = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+        m = tape_store(rv, m, gtp, at_x, extra);
+    }
     if (id_word) { /* read by bwd_loop's dispatch */
-        MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n));
+        MimDef *at_id = iop(w, MIM_core_wrap_add, pos, i64(rv, n + ne));
         m = tape_store(rv, m, gtp, at_id, i64(rv, id));
     }
     c.mem = m;
     if (!set_body(w, go, then(&c, ctx, gtp, need, gcap))) goto out;
-    /* grow: realloc to 2·cap + n + 1 words */
+    /* grow: realloc to 2·cap + n + 1 + ne words */
     MimDef *nogrow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_keep_", B);
     MimDef *grow = named(w, mim_cn(w, mim_unit_type(w)), "fwd_grow_", B);
     MimDef *rd[2] = {rv->M, rv->TP};
     MimDef *grown = named(w, mim_cn(w, mim_sigma(w, rd, 2)), "fwd_grown_", B);
     MimDef *twice = iop(w, MIM_core_wrap_mul, cap, i64(rv, 2));
-    MimDef *extra = i64(rv, n + 1);
-    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, extra);
+    MimDef *more = i64(rv, n + 1 + ne);
+    MimDef *newcap = iop(w, MIM_core_wrap_add, twice, more);
     MimDef *gn = mim_var(w, grown);
     MimDef *go_args[3];
     go_args[0] = mim_proj(w, gn, 2, 0);
@@ -730,12 +809,81 @@ static MimDef *then_block(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap
     return fwd_term(c, mim_lam_body(ctx), tp, pos, cap);
 }
 
+/* ---- calls of nested functions sharing the tape --------------------------------------- */
+
+/* the tape state's type [M, TP, I64 pos, I64 cap] */
+static MimDef *state_type(Rev *rv) {
+    MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
+    return mim_sigma(rv->w, sd, 4);
+}
+
+typedef struct { MimDef *kw, *k, *Rh; } Back;
+
+static MimDef *then_back(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Back *x = ctx;
+    MimWorld *w = c->rv->w;
+    MimDef *r = mim_proj(w, mim_var(w, x->kw), 3, 0);
+    return fwd_goto(c, x->k, with_mem(w, r, x->Rh, c->mem), tp, pos, cap);
+}
+
+/* B's terminator h (args, k) when B calls h's shared vjp (shared_call):
+ * h_vjp_shared's forward sweep pushes h's records onto f's tape, then
+ * fwd_back_k pushes B's record (its slots, then the position where h's
+ * records start, then B's number) and goes on to k. The backward sweep
+ * thus meets B's record first, and B's reverse runs h's backward sweep
+ * over the records below it (build_bwd): h's forward loops run once. */
+static MimDef *fwd_shared_call(Cl *c, MimDef *h, MimDef *args, MimDef *k, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    MimDef *hv = vjp_shared_of(rv, h);
+    MimDef *args2 = hv ? cl(c, args) : NULL;
+    MimDef *Ah, *Rh;
+    size_t nf;
+    if (!args2 || !autodiff_fn_parts(w, mim_def_type(h), &Ah, &Rh, &nf)) return NULL;
+    MimDef *cd[3] = {Rh, Ah, state_type(rv)};
+    MimDef *kw = named(w, mim_cn(w, mim_sigma(w, cd, 3)), "fwd_back_", k);
+    if (!kw) return NULL;
+    MimDef *S = mim_proj(w, mim_var(w, kw), 3, 2);
+    long b = c->b;
+    Back x = {kw, k, Rh};
+    if (!push_then(rv, b, b, kw, S, rv->blk.d[b], rv->slots[b].d, rv->slots[b].n, pos, (uint64_t)b - 1, then_back, &x))
+        return NULL;
+    MimDef *in[6];
+    in[0] = args2;
+    in[1] = filler(w, Ah, c->mem);
+    in[2] = filler(w, Rh, c->mem);
+    in[3] = state(rv, c->mem, tp, pos, cap);
+    in[4] = pos;
+    in[5] = mim_lit_bool(w, false);
+    MimDef *arg = mim_tuple(w, in, 6);
+    return mim_app(w, hv, mim_pair(w, arg, kw));
+}
+
+/* Block b's terminator calls a nested function h that is not inlined
+ * and can share f's tape: h does not write memory, f does not write
+ * or allocate (rv->vm), and b is not block 0 (whose reverse ends the
+ * backward sweep: its call keeps the checkpoint, h_vjp) */
+static bool shared_call(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    if (b <= 0 || rv->vm) return false;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b])), *g, *a, *args, *k;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    size_t n;
+    if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || !is_function(w, g) || !split_call(rv, g, a, &args, &k, &n))
+        return false;
+    MimPtrMap seen = {0};
+    bool wr = vm_writes(w, mim_lam_body(g), &seen);
+    mim_ptrmap_free(&seen);
+    return !wr;
+}
+
 /* fwd_B: push B's record (growing the tape when full), then B's statements;
  * no record if B's reverse is empty or B is a counted loop's body */
 static bool build_fwd(Rev *rv, long b) {
     MimWorld *w = rv->w;
     MimDef *B = rv->blk.d[b], *fl = rv->fwd[b];
-    if (rv->trivial[b] || rv->lr_h[b]) {
+    if (rv->trivial[b] || rv->lr_h[b] || rv->shcall[b]) { /* a shared call pushes B's record after it returns */
         MimDef *fv = mim_var(w, fl);
         MimDef *S = mim_proj(w, fv, 2, 1);
         MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
@@ -745,7 +893,8 @@ static bool build_fwd(Rev *rv, long b) {
         mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
         return ok && !rv->failed;
     }
-    return push_then(rv, b, b, fl, B, rv->slots[b].d, rv->slots[b].n, (uint64_t)b - 1, then_block, B);
+    MimDef *S = mim_proj(w, mim_var(w, fl), 2, 1);
+    return push_then(rv, b, b, fl, S, B, rv->slots[b].d, rv->slots[b].n, NULL, (uint64_t)b - 1, then_block, B);
 }
 
 /* ---- the backward sweep ---------------------------------------------------------------- */
@@ -976,7 +1125,11 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     MimWorld *w = rv->w;
     MimDef *B = rv->blk.d[b];
     size_t ns = S_ACC + rv->accT.n;
-    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = p};
+    /* B calls a shared vjp: B's record holds the start of h's records on top (fwd_shared_call) */
+    bool sh = b > 0 && S && rv->shcall[b];
+    MimDef *entry = lam, *callh = NULL, *base = NULL;
+    Cl c = {.rv = rv, .mode = CL_BWD, .b = b, .p = sh ? iop(w, MIM_core_wrap_sub, p, i64(rv, 1)) : p};
+    if (p && rv->above && rv->above[b].len && !rv->lr_next) c.end = rv->noid[b] ? p : iop(w, MIM_core_wrap_add, p, i64(rv, 1));
     c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
     c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
     for (size_t j = 0; rv->lr_next && j < rv->lr_over.cap; ++j) /* a counted loop's counter and record */
@@ -1046,7 +1199,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         size_t nf;
         if (!split_call(rv, g, a, &args, &k, &nf)) goto out;
         if (S && !vm_checkpoint_ok(rv, g)) goto out;
-        MimDef *hv = vjp_of(rv, g);
+        MimDef *hv = sh ? vjp_shared_of(rv, g) : vjp_of(rv, g);
         if (!hv) goto out;
         MimDef *Ah, *Rh;
         size_t dummy;
@@ -1073,13 +1226,31 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         MimDef *sargs = rbar ? tuple_n(w, rb, na) : NULL;
         free(rb);
         if (!sargs) goto out;
-        MimDef *cd[2] = {Rh, Ah};
-        MimDef *cont = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "bwd_cont_", B);
+        MimDef *cd[3] = {Rh, Ah, sh ? state_type(rv) : NULL};
+        MimDef *cont = named(w, mim_cn(w, mim_sigma(w, cd, sh ? 3 : 2)), "bwd_cont_", B);
         MimDef *cv = mim_var(w, cont);
-        MimDef *abar = mim_proj(w, cv, 2, 1);
-        MimDef *in[3] = {args2, sargs, rbar};
-        MimDef *callb = mim_app(w, hv, mim_pair(w, mim_tuple(w, in, 3), cont));
-        if (!set_body(w, lam, callb)) goto out;
+        MimDef *abar = mim_proj(w, cv, sh ? 3 : 2, 1);
+        MimDef *callb;
+        if (sh) { /* h's backward sweep over its records, below B's; their top is bwd_call_B's parameter (set below) */
+            callh = named(w, mim_cn(w, rv->I64), "bwd_call_", B);
+            if (!callh) goto out;
+            base = tape_load(rv, c.mem, c.tp, c.p);
+            MimDef *in[6];
+            in[0] = args2;
+            in[1] = sargs;
+            in[2] = rbar;
+            MimDef *ptop = mim_var(w, callh);
+            MimDef *cap0 = i64(rv, 0);
+            in[3] = state(rv, c.mem, c.tp, ptop, cap0);
+            in[4] = base;
+            in[5] = mim_lit_bool(w, true);
+            MimDef *arg = mim_tuple(w, in, 6);
+            if (!set_body(w, callh, mim_app(w, hv, mim_pair(w, arg, cont)))) goto out;
+        } else {
+            MimDef *in[3] = {args2, sargs, rbar};
+            callb = mim_app(w, hv, mim_pair(w, mim_tuple(w, in, 3), cont));
+            if (!set_body(w, lam, callb)) goto out;
+        }
         c.mem = mem_of(w, abar, Ah, c.mem);
         for (size_t i = 0; i < na; ++i)
             if (is_float(comp_type(w, Ah, i)) && !adj_add2(&ad, args, abar, na, i))
@@ -1104,11 +1275,13 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             end = mim_app(w, rv->lr_next, mim_tuple(w, ops, rv->lr_nrest + 1));
             free(ops);
         } else {
-            MimDef *pos = iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
+            MimDef *pos = sh ? base : iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
             MimDef *nx = next_of(rv, b);
             end = nx ? mim_app(w, nx, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc)) : NULL;
         }
         ok = set_body(w, lam, end);
+        if (ok && sh) /* h's records end where B's starts; B's slots are all known now */
+            ok = set_body(w, entry, mim_app(w, callh, iop(w, MIM_core_wrap_sub, c.p, i64(rv, rv->slots[b].n))));
     }
 out:
     free(ad.acc);
@@ -1123,7 +1296,7 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimWorld *w = rv->w;
     Cl *c = ad->c;
     MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
-    MimDef *m = tape ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    MimDef *m = tape && !rv->shared ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
     m = vm_free_all(rv, m); /* the shadows, and the buffers whose free f deferred */
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
@@ -1143,10 +1316,37 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     }
     MimDef *xb = tuple_n(w, ops, na);
     free(ops);
+    if (rv->shared) { /* the tape stays the caller's: its position is back at base */
+        MimDef *cap = mim_proj(w, rv->st_in, 4, 3);
+        MimDef *out[3];
+        out[0] = r;
+        out[1] = xb;
+        out[2] = state(rv, m, c->tp, rv->base, cap);
+        return mim_app(w, rv->kret, mim_tuple(w, out, 3));
+    }
     return mim_app(w, rv->kret, mim_pair(w, r, xb));
 }
 
 /* ---- counted loops ----------------------------------------------------------------------- */
+
+/* e uses a parameter of block h or b */
+static bool varies(Rev *rv, MimDef *e, long h, long b, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
+    mim_ptrmap_put(seen, e, e);
+    long x;
+    size_t i;
+    if (block_leaf(rv, e, &x, &i)) return x == h || x == b;
+    if (mim_def_node(e) == MIM_VAR) {
+        long y = block_of(rv, mim_def_op(e, 0));
+        return y == h || y == b;
+    }
+    if (mim_def_is_mut(e)) return false;
+    for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j)
+        if (varies(rv, mim_def_op(e, j), h, b, seen)) return true;
+    return false;
+}
 
 /* Block b (B) is the body of a counted loop: B's parameters are memory
  * only, B jumps to its header H with the counter H#k + 1 (an I64), H
@@ -1212,6 +1412,21 @@ static bool counted_loop(Rev *rv, long b) {
     }
     if (!s0) return false;
     rv->lr_h[b] = h, rv->lr_k[b] = k, rv->lr_s0[b] = s0, rv->lr_e[b] = e, rv->lr_b[h] = b;
+    /* H branches to B while counter < bound (signed), bound computed
+     * from values of enclosing blocks: the counter at the exit is
+     * max(s0, bound), the exit record need not hold it (not when f
+     * writes: memory the bound reads may have changed by then) */
+    MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
+    rv->lr_bound[b] = NULL;
+    if (cmp && t1 == b && !rv->vm) {
+        MimDef *pr = mim_app_arg(cmp);
+        MimPtrMap seen = {0};
+        MimDef *lhs = mim_resolve(w, mim_proj(w, pr, 2, 0));
+        MimDef *ctr = mim_resolve(w, leaf_key(rv, h, k));
+        MimDef *rhs = mim_proj(w, pr, 2, 1);
+        if (lhs == ctr && !varies(rv, rhs, h, b, &seen)) rv->lr_bound[b] = rhs;
+        mim_ptrmap_free(&seen);
+    }
     return true;
 }
 
@@ -1262,6 +1477,18 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *pv = mim_var(w, probe);
     MimDef *ps = mim_proj(w, pv, 2, 1);
     if (!lr_body(rv, b, pmore, probe, mim_proj(w, pv, 2, 0), ps, NULL, 0)) return 0;
+    MimDef *bound = rv->lr_bound[b];
+    if (bound) { /* the bound's leaves become slots of the record */
+        MimDef *PS = mim_proj(w, pv, 2, 0);
+        Cl cb = {.rv = rv, .mode = CL_BWD, .b = b};
+        cb.p = mim_proj(w, PS, ns, S_POS);
+        cb.tp = mim_proj(w, PS, ns, S_TP);
+        cb.mem = mim_proj(w, PS, ns, S_M);
+        bool okb = cl(&cb, bound) != NULL;
+        mim_ptrmap_free(&cb.map), mim_ptrmap_free(&cb.sh);
+        if (!okb) return 0;
+    }
+    size_t cw = bound ? 0 : 1; /* the counter's word in the record */
     size_t n = rv->slots[b].n;
     for (size_t j = 0; j < n; ++j) {
         long x;
@@ -1296,10 +1523,14 @@ static int build_lr_bwd(Rev *rv, long b) {
         fail(rv, B, "the loop (its record changed)");
         return 0;
     }
+    /* the slots read from a record above (plan_above) leave the record */
+    MimPtrMap *up = rv->above ? &rv->above[b] : NULL;
+    size_t nf = 0;
+    for (size_t j = 0; j < n; ++j) nf += !(up && mim_ptrmap_has(up, rv->slots[b].d[j]));
     MimDef *p = mim_proj(w, S, ns, S_POS);
     MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
     for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, n + 1));
+    ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, nf + cw));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
     MimDef *nx = next_of(rv, b);
@@ -1313,12 +1544,41 @@ static int build_lr_bwd(Rev *rv, long b) {
     MimDef *em = mim_proj(w, E, ns, S_M);
     MimDef *etp = mim_proj(w, E, ns, S_TP);
     ops[0] = E;
-    for (size_t j = 0; j <= n; ++j) { /* the counter (below the slots), then the slots */
-        MimDef *at = iop(w, MIM_core_wrap_sub, ep, i64(rv, j == 0 ? n + 1 : j));
-        ops[j + 1] = tape_load(rv, em, etp, at);
+    MimDef *end = rv->noid[b] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
+    size_t jf = 0;
+    Cl ce = {.rv = rv, .mode = CL_BWD, .b = b, .p = ep, .tp = etp, .mem = em};
+    for (size_t j = 0; j < n; ++j) {
+        uintptr_t o = up ? (uintptr_t)mim_ptrmap_get(up, rv->slots[b].d[j]) : 0;
+        MimDef *at = o ? iop(w, MIM_core_wrap_add, end, i64(rv, o - 1)) : iop(w, MIM_core_wrap_sub, ep, i64(rv, ++jf));
+        ops[j + 2] = tape_load(rv, em, etp, at);
+        MimDef *leaf = rv->slots[b].d[j];
+        long x;
+        size_t i;
+        MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
+        mim_ptrmap_put(&ce.map, leaf, from_word(rv, ops[j + 2], T));
     }
+    if (bound) { /* the counter at the exit: max(s0, bound) */
+        MimDef *bv = cl(&ce, bound);
+        if (!bv || rv->slots[b].n != n) {
+            mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
+            if (bv) fail(rv, B, "the loop (its bound changed)");
+            goto fail;
+        }
+        MimDef *lt = icmp(w, MIM_core_icmp_sl, rv->lr_s0[b], bv);
+        MimDef *sel[2] = {rv->lr_s0[b], bv};
+        ops[1] = mim_extract(w, mim_tuple(w, sel, 2), lt);
+    } else {
+        ops[1] = tape_load(rv, em, etp, iop(w, MIM_core_wrap_sub, ep, i64(rv, nf + 1))); /* the counter, below the slots */
+    }
+    mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
     bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, n + 2)));
     free(ops);
+    if (up) { /* the record pushed at the loop's exit: the other slots */
+        size_t k = 0;
+        for (size_t j = 0; j < n; ++j)
+            if (!mim_ptrmap_has(up, rv->slots[b].d[j])) rv->slots[b].d[k++] = rv->slots[b].d[j];
+        rv->slots[b].n = k;
+    }
     return built ? 1 : 0;
 fail:
     free(ops);
@@ -1344,9 +1604,10 @@ static bool build_lrx(Rev *rv, long b) {
     size_t n = rv->slots[b].n;
     MimDef **leaves = mim_xcalloc(n + 1, sizeof *leaves);
     for (size_t j = 0; j < n; ++j) leaves[j] = rv->slots[b].d[j];
-    leaves[n] = leaf_key(rv, h, rv->lr_k[b]);
+    leaves[n] = leaf_key(rv, h, rv->lr_k[b]); /* the counter, unless computed from the bound */
     Exit x = {rv->lrx[b], e};
-    bool ok = push_then(rv, h, b, rv->lrx[b], B, leaves, n + 1, (uint64_t)b - 1, then_exit, &x);
+    MimDef *S = mim_proj(w, mim_var(w, rv->lrx[b]), 2, 1);
+    bool ok = push_then(rv, h, b, rv->lrx[b], S, B, leaves, n + !rv->lr_bound[b], NULL, (uint64_t)b - 1, then_exit, &x);
     free(leaves);
     return ok;
 }
@@ -1391,7 +1652,7 @@ static bool build_loop(Rev *rv) {
     } else if (!set_body(w, more, mim_app(w, done, mim_unit(w)))) {
         return false;
     }
-    MimDef *empty = icmp(w, MIM_core_icmp_e, pos, i64(rv, 0));
+    MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0)); /* a shared vjp's records start at base */
     MimDef *br[2] = {more, done};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
     return set_body(w, rv->loop, mim_app(w, sel, mim_unit(w)));
@@ -1463,6 +1724,21 @@ static void tape_tops(Rev *rv, long *top, bool *in, bool *exits) {
     }
 }
 
+/* The one record x when the records on top on entering y are x's or
+ * none (the tape empty, or at a shared vjp's base), else 0: the reverse
+ * goes to x's unless the tape is empty (empty_or) */
+static long empty_or(Rev *rv, const bool *in, long y) {
+    size_t nb = rv->blk.n;
+    long x = 0;
+    if (!in[(size_t)y * nb]) return 0;
+    for (size_t r = 1; r < nb; ++r) {
+        if (!in[(size_t)y * nb + r]) continue;
+        if (x) return 0;
+        x = (long)r;
+    }
+    return x;
+}
+
 /* Marks the records the dispatch of bwd_loop may pop (they keep their block
  * number; the others are only reached by direct jumps and omit it): those
  * below a record whose reverse goes to bwd_loop, and the one on top when f
@@ -1472,7 +1748,7 @@ static void mark_ids(Rev *rv, const long *top, const bool *in, const bool *exits
     for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
     for (size_t b = 1; b < nb; ++b) {
         long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b;
-        if (rv->nxt[b] && top[y] <= 0)
+        if (rv->nxt[b] && top[y] <= 0 && !empty_or(rv, in, y))
             for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[(size_t)y * nb + r];
     }
     for (size_t x = 0; x < nb; ++x) {
@@ -1497,20 +1773,227 @@ static bool link_next(Rev *rv) {
     for (size_t b = 1; ok && b < nb; ++b) {
         MimDef *nx = rv->nxt[b];
         if (!nx) continue;
-        long x = top[rv->lr_h[b] ? rv->lr_h[b] : (long)b];
+        long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b, x = top[y], alt = x > 0 ? 0 : empty_or(rv, in, y);
         MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
-        if (x > 0) { /* x's reverse, its block number (if any) popped */
+        if (x > 0 || alt) { /* x's reverse, its block number (if any) popped */
+            long t = x > 0 ? x : alt;
             MimDef **ops = mim_xcalloc(ns, sizeof *ops);
             for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-            if (!rv->noid[x]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+            if (!rv->noid[t]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
             arg = mim_tuple(w, ops, ns);
             free(ops);
-            to = rv->bwd[x];
+            to = rv->bwd[t];
+        }
+        if (alt) { /* the tape may be empty here: then bwd_loop (which ends the sweep), else x's reverse */
+            MimDef *pos = mim_proj(w, S, ns, S_POS);
+            MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0));
+            MimDef *go = named(w, mim_cn(w, mim_unit_type(w)), "bwd_pop_", rv->blk.d[b]);
+            MimDef *end = named(w, mim_cn(w, mim_unit_type(w)), "bwd_end_", rv->blk.d[b]);
+            if (!go || !end || !set_body(w, go, mim_app(w, to, arg)) || !set_body(w, end, mim_app(w, rv->loop, S))) ok = false;
+            MimDef *br[2] = {go, end};
+            MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
+            ok = ok && set_body(w, nx, mim_app(w, sel, mim_unit(w)));
+            continue;
         }
         ok = set_body(w, nx, mim_app(w, to, arg));
     }
     free(top), free(in), free(exits);
     return ok;
+}
+
+/* ---- slots read from the record above ---------------------------------------------------- */
+
+/* Records are indexed by block: block r's own record, or (r a counted
+ * loop's body) its loop's exit record. When the next record pushed after
+ * r's is always y's, and the block owning a slot's leaf L is not entered
+ * between the two pushes, L's value is the same in y's record if y holds
+ * L: r's reverse reads it there (the backward sweep has popped y's record,
+ * but the words are still on the tape) and r's record leaves it out. GMM's
+ * beta: the row counter is held once per row, by fin's record, instead of
+ * also by row's and by the inner loop's exit record. */
+
+static bool has_rec(Rev *rv, long r) { return r > 0 && (rv->lr_h[r] || !rv->trivial[r]); }
+
+static bool walk_succ(Rev *rv, long x, long *next, bool *entered, bool *seen);
+
+/* the forward sweep enters y: the record it pushes next goes to *next
+ * (false: several, a shared vjp's records, or f returns first) */
+static bool walk_next(Rev *rv, long y, long *next, bool *entered, bool *seen) {
+    if (y <= 0) return false;
+    entered[y] = true;
+    if (rv->shcall[y]) return false;
+    if (!rv->trivial[y] && !rv->lr_h[y]) {
+        if (*next && *next != y) return false;
+        *next = y;
+        return true;
+    }
+    if (seen[y]) return true;
+    seen[y] = true;
+    return walk_succ(rv, y, next, entered, seen);
+}
+
+/* the same for x's successors (a counted loop's exit pushes its record) */
+static bool walk_succ(Rev *rv, long x, long *next, bool *entered, bool *seen) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a, *one = NULL, *tup = NULL;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    if (block_of(rv, g) > 0) {
+        one = g;
+    } else if (mim_def_node(g) == MIM_EXTRACT) {
+        tup = mim_resolve(w, mim_def_op(g, 0));
+        if (!tup || mim_def_node(tup) != MIM_TUPLE) return false;
+    } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) {
+        MimDef *args;
+        size_t n;
+        if (!split_call(rv, g, a, &args, &one, &n)) return false;
+    } else {
+        return false;
+    }
+    long lb = rv->lr_b[x];
+    for (size_t i = 0, n = tup ? mim_def_num_ops(tup) : 1; i < n; ++i) {
+        long z = block_of(rv, tup ? mim_resolve(w, mim_def_op(tup, i)) : one);
+        if (z <= 0) return false;
+        if (lb && rv->lr_h[lb] == x && z == rv->lr_e[lb]) {
+            if (*next && *next != lb) return false;
+            *next = lb;
+        } else if (!walk_next(rv, z, next, entered, seen)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool in_slots(Rev *rv, long r, MimDef *L) {
+    for (size_t j = 0; j < rv->slots[r].n; ++j)
+        if (rv->slots[r].d[j] == L) return true;
+    return false;
+}
+
+typedef struct {
+    Rev *rv;
+    const long *up;    /* the next record above each record, or 0 */
+    const bool *ent;   /* ent[r·nb + y]: block y entered between r's push and up[r]'s */
+    MimPtrMap *keeps;  /* per record: leaf ↦ 1 (it holds the leaf) or 2 (it reads it above) */
+} Above;
+
+static long holder(Above *ab, long r, MimDef *L, long owner);
+
+static bool keeps(Above *ab, long y, MimDef *L, long owner) {
+    uintptr_t k = (uintptr_t)mim_ptrmap_get(&ab->keeps[y], L);
+    if (!k) {
+        k = holder(ab, y, L, owner) == y ? 1 : 2;
+        mim_ptrmap_put(&ab->keeps[y], L, (void *)k);
+    }
+    return k == 1;
+}
+
+/* the record that holds r's slot L: the highest one above r, up to where
+ * L's block (owner) is entered, that holds L itself; else r */
+static long holder(Above *ab, long r, MimDef *L, long owner) {
+    size_t nb = ab->rv->blk.n;
+    bool *acc = mim_xcalloc(nb, sizeof *acc);
+    long cur = r, best = r;
+    while (ab->up[cur]) {
+        long y = ab->up[cur];
+        for (size_t i = 0; i < nb; ++i) acc[i] |= ab->ent[(size_t)cur * nb + i];
+        if (acc[owner]) break;
+        if (in_slots(ab->rv, y, L) && keeps(ab, y, L, owner)) best = y;
+        cur = y;
+    }
+    free(acc);
+    return best;
+}
+
+/* words of record r once the slots read above are left out */
+static size_t kept(Rev *rv, long r) {
+    size_t k = 0;
+    for (size_t j = 0; j < rv->slots[r].n; ++j) k += !mim_ptrmap_has(&rv->above[r], rv->slots[r].d[j]);
+    return k;
+}
+static size_t rec_words(Rev *rv, long r) {
+    bool counter = rv->lr_h[r] && !rv->lr_bound[r];
+    return kept(rv, r) + (counter || rv->shcall[r] ? 1 : 0) + !rv->noid[r];
+}
+/* L's word in record h, from h's start (layouts: push_then; a loop's exit
+ * record has the counter at the bottom) */
+static size_t word_in(Rev *rv, long h, MimDef *L) {
+    size_t nf = kept(rv, h), jf = 0;
+    for (size_t j = 0; j < rv->slots[h].n && rv->slots[h].d[j] != L; ++j) jf += !mim_ptrmap_has(&rv->above[h], rv->slots[h].d[j]);
+    return rv->lr_h[h] && !rv->lr_bound[h] ? nf - jf : nf - 1 - jf;
+}
+
+/* Fills rv->above (f without writes: the records' words do not change) */
+static bool plan_above(Rev *rv) {
+    size_t nb = rv->blk.n;
+    if (rv->vm || nb > 512) return true;
+    long *up = mim_xcalloc(nb, sizeof *up);
+    bool *ent = mim_xcalloc(nb * nb, sizeof *ent), *seen = mim_xcalloc(nb, sizeof *seen);
+    for (size_t r = 1; r < nb; ++r) {
+        if (!has_rec(rv, (long)r)) continue;
+        memset(seen, 0, nb * sizeof *seen);
+        long nx = 0;
+        bool ok = rv->lr_h[r] ? walk_next(rv, rv->lr_e[r], &nx, ent + r * nb, seen) : walk_succ(rv, (long)r, &nx, ent + r * nb, seen);
+        up[r] = ok && has_rec(rv, nx) ? nx : 0;
+    }
+    for (size_t r = 1; r < nb; ++r) { /* a cycle (f would never return): nothing is read above */
+        long c = (long)r;
+        for (size_t k = 0; c && k <= nb; ++k) c = up[c];
+        if (c) memset(up, 0, nb * sizeof *up);
+    }
+    rv->above = mim_xcalloc(nb, sizeof *rv->above);
+    MimPtrMap *keepm = mim_xcalloc(nb, sizeof *keepm);
+    Above ab = {rv, up, ent, keepm};
+    long **hold = mim_xcalloc(nb, sizeof *hold);
+    for (size_t r = 1; r < nb; ++r) { /* first which records hold which leaves */
+        if (!up[r]) continue;
+        hold[r] = mim_xcalloc(rv->slots[r].n + 1, sizeof **hold);
+        for (size_t j = 0; j < rv->slots[r].n; ++j) {
+            MimDef *L = rv->slots[r].d[j];
+            long x;
+            size_t i;
+            hold[r][j] = block_leaf(rv, L, &x, &i) ? holder(&ab, (long)r, L, x) : (long)r;
+            if (hold[r][j] != (long)r) mim_ptrmap_put(&rv->above[r], L, (void *)1);
+        }
+    }
+    for (size_t r = 1; r < nb; ++r) { /* then the offsets, from the end of r's record */
+        for (size_t j = 0; hold[r] && j < rv->slots[r].n; ++j) {
+            long h = hold[r][j];
+            if (h == (long)r) continue;
+            size_t off = 0;
+            for (long y = up[r]; y != h; y = up[y]) off += rec_words(rv, y);
+            off += word_in(rv, h, rv->slots[r].d[j]);
+            mim_ptrmap_put(&rv->above[r], rv->slots[r].d[j], (void *)(uintptr_t)(off + 1));
+        }
+        free(hold[r]);
+        mim_ptrmap_free(&keepm[r]);
+    }
+    free(hold), free(keepm), free(up), free(ent), free(seen);
+    return true;
+}
+
+/* the reverses of the records that read slots above, rebuilt (plan_above) */
+static bool rebuild_above(Rev *rv) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
+    for (size_t b = 1; rv->above && b < nb; ++b) {
+        if (!rv->above[b].len) continue;
+        if (rv->lr_h[b]) {
+            if (build_lr_bwd(rv, (long)b) != 1) return false;
+            continue;
+        }
+        size_t k = 0, n = rv->slots[b].n;
+        for (size_t j = 0; j < n; ++j)
+            if (!mim_ptrmap_has(&rv->above[b], rv->slots[b].d[j])) rv->slots[b].d[k++] = rv->slots[b].d[j];
+        rv->slots[b].n = k;
+        MimDef *S = mim_var(w, rv->bwd[b]);
+        if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return false;
+        if (rv->slots[b].n != k) {
+            fail(rv, rv->blk.d[b], "the block (its record changed)");
+            return false;
+        }
+    }
+    return true;
 }
 
 /* ---- f_vjp ------------------------------------------------------------------------------ */
@@ -1652,7 +2135,9 @@ static bool setup(Rev *rv, MimDef *fv) {
     MimDef *f = rv->f, *var = mim_var(w, f);
     size_t na = arity(w, rv->A);
     MimDef *in = mim_proj(w, fv, 2, 0);
-    rv->x = mim_proj(w, in, 3, 0), rv->sx = mim_proj(w, in, 3, 1), rv->ybar = mim_proj(w, in, 3, 2);
+    size_t nin = rv->shared ? 6 : 3;
+    rv->x = mim_proj(w, in, nin, 0), rv->sx = mim_proj(w, in, nin, 1), rv->ybar = mim_proj(w, in, nin, 2);
+    if (rv->shared) rv->st_in = mim_proj(w, in, nin, 3), rv->base = mim_proj(w, in, nin, 4), rv->mode = mim_proj(w, in, nin, 5);
     rv->kret = mim_proj(w, fv, 2, 1);
     if (!var) return false;
     MimDef *args;
@@ -1713,19 +2198,43 @@ static bool setup(Rev *rv, MimDef *fv) {
     return true;
 }
 
+/* f_vjp_shared's body: the forward sweep from block 0 on the caller's tape
+ * (it returns to the caller when f returns, fwd_goto) or the backward
+ * sweep over f's records on it, by the mode argument */
+static bool build_shared0(Rev *rv, MimDef *fv) {
+    MimWorld *w = rv->w;
+    MimDef *m0 = mim_proj(w, rv->st_in, 4, 0), *tp0 = mim_proj(w, rv->st_in, 4, 1);
+    MimDef *pos0 = mim_proj(w, rv->st_in, 4, 2), *cap0 = mim_proj(w, rv->st_in, 4, 3);
+    MimDef *fw = named(w, mim_cn(w, mim_unit_type(w)), "fwd_entry_", rv->f);
+    MimDef *bw = named(w, mim_cn(w, mim_unit_type(w)), "bwd_start_", rv->f);
+    if (!fw || !bw) return false;
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = m0};
+    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
+    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
+    if (!body || rv->failed || !set_body(w, fw, body)) return false;
+    if (!set_body(w, bw, bwd_start(rv, m0, tp0, pos0, rv->ybar))) return false;
+    MimDef *br[2] = {fw, bw};
+    MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), rv->mode);
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), mim_app(w, sel, mim_unit(w))) != NULL;
+}
+
 static MimDef *build(Rev *rv) {
     MimWorld *w = rv->w;
-    MimDef *dom[3] = {rv->A, rv->A, rv->R}, *cod[2] = {rv->R, rv->A};
-    MimDef *Dom = mim_sigma(w, dom, 3);
-    MimDef *Cod = mim_sigma(w, cod, 2);
+    rv->I64 = mim_type_int(w, 64);
+    rv->M = annex(w, MIM_mem_M);
+    rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    MimDef *dom[6] = {rv->A, rv->A, rv->R, NULL, rv->I64, mim_type_bool(w)}, *cod[3] = {rv->R, rv->A, NULL};
+    dom[3] = cod[2] = state_type(rv);
+    MimDef *Dom = mim_sigma(w, dom, rv->shared ? 6 : 3);
+    MimDef *Cod = mim_sigma(w, cod, rv->shared ? 3 : 2);
     MimDef *T = mim_fn(w, Dom, Cod);
     char name[160];
     MimSym fname = mim_def_name(rv->f);
-    snprintf(name, sizeof name, rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
+    snprintf(name, sizeof name, rv->shared ? "%s_vjp_shared" : rv->inactive ? "%s_vjp_const" : "%s_vjp", fname ? fname : "f");
     MimDef *fv = mim_mut_lam(w, T);
     if (!fv) return NULL;
     mim_def_set_name(fv, mim_world_sym(w, name));
-    mim_ptrmap_put(rv->memo, rv->f, fv);
+    mim_ptrmap_put(rv->memo, rv->shared ? mim_var(w, rv->f) : rv->f, fv);
     if (!setup(rv, mim_var(w, fv))) return NULL;
     size_t nb = rv->blk.n;
     rv->slots = mim_xcalloc(nb, sizeof *rv->slots);
@@ -1736,14 +2245,13 @@ static MimDef *build(Rev *rv) {
     rv->lr_h = mim_xcalloc(nb, sizeof *rv->lr_h), rv->lr_e = mim_xcalloc(nb, sizeof *rv->lr_e);
     rv->lr_b = mim_xcalloc(nb, sizeof *rv->lr_b), rv->lr_k = mim_xcalloc(nb, sizeof *rv->lr_k);
     rv->lr_s0 = mim_xcalloc(nb, sizeof *rv->lr_s0), rv->lrx = mim_xcalloc(nb, sizeof *rv->lrx);
+    rv->lr_bound = mim_xcalloc(nb, sizeof *rv->lr_bound);
     rv->nxt = mim_xcalloc(nb, sizeof *rv->nxt);
     rv->noid = mim_xcalloc(nb, sizeof *rv->noid);
-    rv->I64 = mim_type_int(w, 64);
-    rv->M = annex(w, MIM_mem_M);
-    rv->TP = mim_app(w, annex(w, MIM_mem_Ptr), tape_meta(rv));
+    rv->shcall = mim_xcalloc(nb, sizeof *rv->shcall);
     MimDef *body0 = mim_resolve(w, mim_lam_body(rv->f));
     MimDef *g0 = mim_def_node(body0) == MIM_APP ? mim_resolve(w, mim_app_callee(body0)) : NULL;
-    if (nb == 1 && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
+    if (nb == 1 && !rv->shared && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
         MimDef *args, *k;
         size_t n;
         if (split_call(rv, g0, mim_app_arg(body0), &args, &k, &n) && k == rv->kold) {
@@ -1753,8 +2261,9 @@ static MimDef *build(Rev *rv) {
         }
     }
     if (!vm_begin(rv)) return NULL;
-    MimDef *sd[4] = {rv->M, rv->TP, rv->I64, rv->I64};
-    MimDef *St = mim_sigma(w, sd, 4);
+    if (rv->shared && rv->vm) return fail(rv, rv->f, "the function sharing its caller's tape that writes memory");
+    for (size_t b = 1; b < nb; ++b) rv->shcall[b] = shared_call(rv, (long)b);
+    MimDef *St = state_type(rv);
     size_t ns = S_ACC + rv->accT.n;
     MimDef **bs = mim_xcalloc(ns, sizeof *bs);
     bs[S_M] = rv->M, bs[S_TP] = rv->TP, bs[S_POS] = rv->I64, bs[S_RES] = rv->R;
@@ -1775,15 +2284,16 @@ static MimDef *build(Rev *rv) {
         int lr = rv->lr_h[b] ? build_lr_bwd(rv, (long)b) : -1;
         if (lr == 0) return NULL;
         if (lr == 1) continue;
-        if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->slots[b].n = 0; /* not a counted loop after all */
+        if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->lr_bound[b] = NULL, rv->slots[b].n = 0; /* not a counted loop after all */
         MimDef *S = mim_var(w, rv->bwd[b]);
         if (!build_bwd(rv, (long)b, rv->bwd[b], S, mim_proj(w, S, ns, S_POS))) return NULL;
     }
-    if (!build_loop(rv) || !link_next(rv)) return NULL;
+    if (!build_loop(rv) || !link_next(rv) || !plan_above(rv) || !rebuild_above(rv)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (rv->lr_h[b] && !build_lrx(rv, (long)b)) return NULL;
     for (size_t b = 1; b < nb; ++b)
         if (!build_fwd(rv, (long)b)) return NULL;
+    if (rv->shared) return build_shared0(rv, fv) ? fv : NULL;
     /* block 0: allocate the tape, then f's body */
     size_t na = arity(w, rv->A);
     MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
@@ -1804,20 +2314,23 @@ static MimDef *build(Rev *rv) {
     return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
 }
 
-static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive) {
+static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive,
+                      bool shared) {
     MimWorld *w = mim_pass_world(p);
-    MimDef *known = mim_ptrmap_get(memo, f);
+    MimDef *key = shared ? mim_var(w, f) : f; /* the shared vjp's memo key: f's variable */
+    MimDef *known = mim_ptrmap_get(memo, key);
     MimLoc loc = parent && parent->use.begin.row ? parent->use : mim_def_loc(f);
     if (known) {
         if (known != f && !mim_lam_body(known)) {
             mim_pass_error(p, loc, "autodiff: cannot differentiate (reverse mode) the recursive function '%s'",
                            mim_def_name(f) ? mim_def_name(f) : "f");
-            mim_ptrmap_put(memo, f, f);
+            mim_ptrmap_put(memo, key, f);
             return NULL;
         }
         return known == f ? NULL : known;
     }
-    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive};
+    Rev rv = {.parent = parent, .w = w, .p = p, .memo = memo, .copies = copies, .realloc_fn = rf, .f = f, .inactive = inactive,
+              .shared = shared};
     if (parent) rv.use = parent->use;
     MimDef *res = NULL;
     if (!autodiff_fn_parts(w, mim_def_type(f), &rv.A, &rv.R, &rv.nflat) || !mim_lam_body(f)) {
@@ -1829,25 +2342,32 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     vm_drop(&rv), mim_ptrmap_free(&rv.proot);
     mim_ptrmap_free(&rv.top), mim_ptrmap_free(&rv.topsh), mim_ptrmap_free(&rv.topm), mim_ptrmap_free(&rv.inl), mim_ptrmap_free(&rv.inlh), mim_ptrmap_free(&rv.bid), mim_ptrmap_free(&rv.acc);
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
-    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.nxt), free(rv.noid), free(rv.blk.d), free(rv.accT.d);
+    free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.lr_bound);
+    for (size_t b = 0; rv.above && b < rv.blk.n; ++b) mim_ptrmap_free(&rv.above[b]);
+    free(rv.above), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
     if (!res) {
-        mim_ptrmap_put(memo, f, f);
+        mim_ptrmap_put(memo, key, f);
         if (parent) parent->failed = true;
     }
     return res;
 }
 
 static MimDef *vjp_of(Rev *parent, MimDef *h) {
-    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0);
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0, false);
+}
+
+/* h_vjp_shared: h's vjp on its caller's tape (see Rev.shared) */
+static MimDef *vjp_shared_of(Rev *parent, MimDef *h) {
+    return vjp_in(parent, parent->p, parent->memo, parent->copies, parent->realloc_fn, h, 0, true);
 }
 
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, 0, false);
 }
 
 MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f,
                               uint64_t inactive) {
-    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive);
+    return vjp_in(NULL, p, memo, copies, realloc_decl, f, inactive, false);
 }
 
 /* ---- writes: stores, allocations, frees ------------------------------------------------ */
