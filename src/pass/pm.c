@@ -307,19 +307,20 @@ MimDef *mim_pass_rewrite(MimPass *p, MimDef *def) { return rewrite(p->pm, def); 
 
 /* ---- the traversal --------------------------------------------------------- */
 
-/* Push the mutables reachable from d without entering mutables. */
+/* Push the mutables reachable from d without entering mutables. A node
+ * without free dependencies reaches no mutable: it is passed over without
+ * a record (most leaves: literals, types, axioms). */
 static void push_reachable(MimPassMan *pm, MimDef *d) {
     if (!d) return;
     pm->s->walk.len = 0;
     mim_vec_push(&pm->s->walk, d);
     while (pm->s->walk.len) {
         MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->s->walk));
-        if (!x || !reach(pm, x, WALK_TRAVERSAL)) continue;
+        if (!x || (!x->is_mut && !has_free_deps(x)) || !reach(pm, x, WALK_TRAVERSAL)) continue;
         if (x->is_mut) {
             mim_vec_push(&pm->s->stack, x);
             continue;
         }
-        if (!has_free_deps(x)) continue;
         if (x->type) mim_vec_push(&pm->s->walk, x->type);
         for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->s->walk, x->ops[i]);
     }
