@@ -321,8 +321,13 @@ static void push_reachable(MimPassMan *pm, MimDef *d) {
             mim_vec_push(&pm->s->stack, x);
             continue;
         }
-        if (x->type) mim_vec_push(&pm->s->walk, x->type);
-        for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->s->walk, x->ops[i]);
+        /* What the pop would pass over is not pushed (resolution keeps a
+         * node without holes as it is). */
+        if (x->type && (x->type->is_mut || has_free_deps(x->type))) mim_vec_push(&pm->s->walk, x->type);
+        for (uint32_t i = 0; i < x->num_ops; ++i) {
+            MimDef *op = x->ops[i];
+            if (op && (op->is_mut || has_free_deps(op))) mim_vec_push(&pm->s->walk, op);
+        }
     }
 }
 
