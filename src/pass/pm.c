@@ -228,10 +228,21 @@ static bool needs_uses(const MimPassMan *pm) {
 
 /* ---- rewriting (§4.4) ----------------------------------------------------- */
 
-static MimDef *rewrite(MimPassMan *pm, MimDef *x);
+static MimDef *rewrite_new(MimPassMan *pm, MimDef *x);
 
 static bool has_free_deps(const MimDef *d) {
     return d->dep & (MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_PROXY | MIM_DEP_INFER);
+}
+
+/* x as rewritten in this round. Most calls end here (nodes without free
+ * dependencies, mutables, nodes met before): inlined in the walks, the
+ * rest is rewrite_new. */
+static inline MimDef *rewrite(MimPassMan *pm, MimDef *x) {
+    if (!x || pm->failed) return NULL;
+    x = mim_res(pm->w, x);
+    if (!has_free_deps(x) || x->is_mut) return x;
+    NodeInfo *r = info_find(pm, x);
+    return r && r->memo ? r->memo : rewrite_new(pm, x);
 }
 
 /* Offer n to the passes; the first replacement is rewritten again. */
@@ -279,12 +290,10 @@ static MimDef *rebuild(MimPassMan *pm, MimDef *x) {
     return n;
 }
 
-static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
-    if (!x || pm->failed) return NULL;
-    x = mim_res(pm->w, x);
-    if (!has_free_deps(x) || x->is_mut) return x;
-    NodeInfo *r = info_get(pm, x);
-    if (r->memo) return r->memo;
+/* rewrite of an immutable x with free dependencies not rewritten yet in
+ * this round. */
+static MimDef *rewrite_new(MimPassMan *pm, MimDef *x) {
+    info_get(pm, x);
     uint32_t k = x->scratch; /* x's record stays at k; the table may move */
     MimDef *n = rebuild(pm, x);
     if (!n) {
