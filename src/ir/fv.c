@@ -15,12 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A consumer list's entry (in the World's check arena, like the records). */
+typedef struct Consumer {
+    MimDef *mut;
+    struct Consumer *next;
+} Consumer;
+
+/* Records, their sets and consumer entries live in the World's check arena:
+ * a set replaced by a recomputation stays there unused (a few words per
+ * computation), which costs less than a heap block per set. */
 struct MimFreeVars {
-    MimDef **vars; /* sorted by gid, heap */
+    MimDef **vars; /* sorted by gid, in the check arena */
     size_t n;
     bool valid, on_stack;
     uint32_t index, low; /* Tarjan numbering while computing; 0 = unvisited */
-    MimDefVec consumers; /* mutables computed through this one */
+    Consumer *consumers; /* mutables computed through this one, latest first */
     /* While computing: the local vars (sorted), then the local muts, at
      * [at, at + num_lvars + num_lmuts) of the computation's pool (Tarjan). */
     size_t at;
@@ -44,13 +53,7 @@ static MimFreeVars *record(MimWorld *w, MimDef *mut) {
     return r;
 }
 
-void mim_fv_world_fini(MimWorld *w) {
-    for (MimFreeVars *r = w->fv_records; r; r = r->next) {
-        free(r->vars);
-        mim_vec_free(&r->consumers);
-    }
-    w->fv_records = NULL;
-}
+void mim_fv_world_fini(MimWorld *w) { w->fv_records = NULL; /* all in the check arena */ }
 
 /* ---- invalidation -------------------------------------------------------- */
 
@@ -64,14 +67,12 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
     r->valid = false;
-    free(r->vars);
     r->vars = NULL;
     r->n = 0;
     /* Detach the consumer list first: the recursion may re-enter cycles. */
-    MimDefVec cons = r->consumers;
-    memset(&r->consumers, 0, sizeof r->consumers);
-    for (size_t i = 0; i < cons.len; ++i) mim_fv_invalidate(w, cons.data[i]);
-    mim_vec_free(&cons);
+    Consumer *cons = r->consumers;
+    r->consumers = NULL;
+    for (; cons; cons = cons->next) mim_fv_invalidate(w, cons->mut);
 }
 
 /* ---- sorted Var sets ------------------------------------------------------ */
@@ -167,7 +168,7 @@ static bool mut_is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->nu
 typedef struct Tarjan {
     MimWorld *w;
     MimDefVec stack;
-    MimDefVec tmp;
+    MimDefVec acc, tmp; /* recompute's working sets */
     /* The locals of the records being computed (MimFreeVars.at), one
      * buffer for the whole computation instead of two per mutable; the
      * records of a finished component give their end back. */
@@ -178,7 +179,8 @@ typedef struct Tarjan {
 /* Recompute fv(m) from its locals; returns whether it changed. */
 static bool recompute(Tarjan *t, MimDef *m) {
     MimFreeVars *r = mim_mut_ext(m)->fv;
-    MimDefVec acc = {0};
+    MimDefVec acc = t->acc;
+    acc.len = 0;
     MimDef *const *lvars = t->pool.data + r->at, *const *lmuts = lvars + r->num_lvars;
     for (size_t i = 0; i < r->num_lvars; ++i) mim_vec_push(&acc, lvars[i]);
     for (size_t i = 0; i < r->num_lmuts; ++i) {
@@ -198,22 +200,24 @@ static bool recompute(Tarjan *t, MimDef *m) {
     }
     bool changed = acc.len != r->n || (acc.len && memcmp(acc.data, r->vars, acc.len * sizeof *acc.data));
     if (changed) {
-        free(r->vars);
-        r->vars = acc.data;
+        r->vars = acc.len ? mim_arena_alloc(&t->w->check_arena, acc.len * sizeof *acc.data) : NULL;
+        if (acc.len) memcpy(r->vars, acc.data, acc.len * sizeof *acc.data);
         r->n = acc.len;
-    } else {
-        mim_vec_free(&acc);
     }
+    t->acc = acc; /* the buffer is kept for the next record */
     return changed;
 }
 
 /* Stale duplicates would only cause harmless extra invalidations; a short
  * scan keeps the common case (recomputed consumers) from growing the list. */
-static void add_consumer(MimFreeVars *q, MimDef *m) {
-    size_t n = q->consumers.len, lim = n < 16 ? n : 16;
-    for (size_t i = 0; i < lim; ++i)
-        if (q->consumers.data[n - 1 - i] == m) return;
-    mim_vec_push(&q->consumers, m);
+static void add_consumer(MimWorld *w, MimFreeVars *q, MimDef *m) {
+    unsigned i = 0;
+    for (Consumer *c = q->consumers; c && i < 16; c = c->next, ++i)
+        if (c->mut == m) return;
+    Consumer *c = mim_arena_alloc(&w->check_arena, sizeof *c);
+    c->mut = m;
+    c->next = q->consumers;
+    q->consumers = c;
 }
 
 static void visit(Tarjan *t, MimDef *m) {
@@ -235,10 +239,9 @@ static void visit(Tarjan *t, MimDef *m) {
         /* the pool may move while m2 is visited: indexed anew each time */
         MimDef *m2 = t->pool.data[r->at + r->num_lvars + i];
         MimFreeVars *q = record(w, m2);
-        add_consumer(q, m);
+        add_consumer(w, q, m);
         if (q->valid) continue;
         if (!mut_is_set(m2)) { /* an unfinished mutable has no free variables (yet) */
-            free(q->vars);
             q->vars = NULL;
             q->n = 0;
             q->valid = true;
@@ -260,7 +263,6 @@ static void visit(Tarjan *t, MimDef *m) {
     base--;
     for (size_t i = base; i < t->stack.len; ++i) {
         MimFreeVars *q = mim_mut_ext(t->stack.data[i])->fv;
-        free(q->vars);
         q->vars = NULL;
         q->n = 0;
         q->valid = true; /* members read each other's partial sets */
@@ -290,6 +292,7 @@ MimDef *const *mim_mut_free_vars(MimWorld *w, MimDef *mut, size_t *n) {
             visit(&t, mut);
             assert(t.stack.len == 0 && t.pool.len == 0 && r->valid);
             mim_vec_free(&t.stack);
+            mim_vec_free(&t.acc);
             mim_vec_free(&t.tmp);
             mim_vec_free(&t.pool);
             mim_vec_free(&t.muts);
