@@ -156,7 +156,7 @@ static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts, size_
     }
     mim_ptrmap_free(&s.seen);
     size_t n = vars->len - vars_at;
-    sort_unique(vars->data + vars_at, &n);
+    if (n > 1) sort_unique(vars->data + vars_at, &n); /* (data may be NULL when n is 0) */
     vars->len = vars_at + n;
     *num_vars = n;
 }
@@ -181,7 +181,9 @@ static bool recompute(Tarjan *t, MimDef *m) {
     MimFreeVars *r = mim_mut_ext(m)->fv;
     MimDefVec acc = t->acc;
     acc.len = 0;
-    MimDef *const *lvars = t->pool.data + r->at, *const *lmuts = lvars + r->num_lvars;
+    /* (the pool is still NULL if no record had locals) */
+    MimDef *const *lvars = t->pool.data ? t->pool.data + r->at : NULL;
+    MimDef *const *lmuts = lvars ? lvars + r->num_lvars : NULL;
     for (size_t i = 0; i < r->num_lvars; ++i) mim_vec_push(&acc, lvars[i]);
     for (size_t i = 0; i < r->num_lmuts; ++i) {
         MimFreeVars *q = mim_mut_ext(lmuts[i])->fv;
