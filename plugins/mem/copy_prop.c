@@ -27,6 +27,7 @@
 #include "mem_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* CP_BOT: no value known yet (only while the plans are solved). */
 typedef enum Lattice { CP_DEAD, CP_BOT, CP_PROP, CP_KEEP } Lattice;
@@ -53,10 +54,16 @@ typedef struct CopyProp {
 
 static MimDef *res(MimWorld *w, MimDef *d) { return d ? mim_resolve(w, d) : NULL; }
 
-static void free_plan(Plan *p) {
-    free(p->lat);
-    free(p->val);
-    free(p);
+/* A plan and its two arrays are one block (plan_new): a round makes one
+ * per candidate lambda and keeps few. */
+static void free_plan(Plan *p) { free(p); }
+
+static Plan *plan_new(uint64_t n) {
+    size_t m = n ? (size_t)n : 1;
+    Plan *p = mim_xcalloc(1, sizeof *p + m * sizeof *p->val + m * sizeof *p->lat);
+    p->val = (MimDef **)(p + 1);
+    p->lat = (Lattice *)(p->val + m);
+    return p;
 }
 
 static void free_plans(CopyProp *c) {
@@ -136,17 +143,19 @@ static Plan *candidate(CopyProp *c, MimDef *L) {
         if (mim_def_node(u->uses.data[i - 1].user) != MIM_APP || u->uses.data[i - 1].op != 0) return NULL;
     if (!calls) return NULL;
     MimDef *dom = mim_pi_dom(mem_lam_pi(w, L));
-    Plan *p = mim_xcalloc(1, sizeof *p);
+    bool split;
+    uint64_t n = dom_comps(w, dom, &split);
+    Plan *p = plan_new(n);
     p->L = L;
     p->has_ret = has_ret;
-    p->n = dom_comps(w, dom, &p->split);
-    p->lat = mim_xcalloc(p->n ? p->n : 1, sizeof *p->lat);
-    p->val = mim_xcalloc(p->n ? p->n : 1, sizeof *p->val);
-    bool *used = mim_xcalloc(p->n ? p->n : 1, sizeof *used);
+    p->n = n;
+    p->split = split;
+    bool small[16], *used = n <= 16 ? small : mim_xmalloc(n * sizeof *used);
+    memset(used, 0, (n ? n : 1) * sizeof *used);
     mark_used(c, L, p, used);
     for (uint64_t i = 0; i < p->n; ++i)
         p->lat[i] = mem_is_M(w, comp_type(w, dom, p->n, i)) ? CP_KEEP : used[i] ? CP_BOT : CP_DEAD;
-    free(used);
+    if (used != small) free(used);
     return p;
 }
 

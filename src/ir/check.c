@@ -305,7 +305,18 @@ static bool certainly_differ(MimWorld *w, MimDef *a, MimDef *b, unsigned depth) 
     a = mim_resolve(w, a);
     b = mim_resolve(w, b);
     if (!a || !b || a == b) return false;
-    if (special_kind(a) || special_kind(b)) return arities_differ(w, a, b);
+    if (special_kind(a) || special_kind(b)) {
+        if (arities_differ(w, a, b)) return true;
+        /* Two immutable tuples (sigmas) of one arity are compared as
+         * alpha_internal does: types first, then element by element. */
+        if (depth == 0 || a->node != b->node || (a->node != MIM_TUPLE && a->node != MIM_SIGMA) || a->is_mut ||
+            b->is_mut || a->num_ops != b->num_ops)
+            return false;
+        if (certainly_differ(w, raw_type(a), raw_type(b), depth - 1)) return true;
+        for (uint32_t i = 0; i < a->num_ops; ++i)
+            if (certainly_differ(w, a->ops[i], b->ops[i], depth - 1)) return true;
+        return false;
+    }
     if (a->node != b->node) return true;
     if (a->node == MIM_VAR) return false;
     if ((a->is_mut && !is_set(a)) || (b->is_mut && !is_set(b))) return true; /* §8 step 5 */

@@ -102,6 +102,11 @@ struct MimRewriter {
     /* Between Worlds, the last source file name and its copy interned in
      * dst (nodes come in runs from one file: one lookup per run). */
     const char *file_src, *file_dst;
+    /* Names of src interned in dst, a small direct-mapped cache (a few
+     * dozen distinct names cover most nodes), allocated on first use. */
+    struct MimNameCopy {
+        MimSym src, dst;
+    } *names;
 };
 
 void mim_rewriter_init(MimRewriter *rw, MimWorld *src, MimWorld *dst, MimRewriteHook hook,

@@ -15,13 +15,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A consumer list's entry (in the World's check arena, like the records). */
+typedef struct Consumer {
+    MimDef *mut;
+    struct Consumer *next;
+} Consumer;
+
+/* Records, their sets and consumer entries live in the World's check arena:
+ * a set replaced by a recomputation stays there unused (a few words per
+ * computation), which costs less than a heap block per set. */
 struct MimFreeVars {
-    MimDef **vars; /* sorted by gid, heap */
+    MimDef **vars; /* sorted by gid, in the check arena */
     size_t n;
     bool valid, on_stack;
     uint32_t index, low; /* Tarjan numbering while computing; 0 = unvisited */
-    MimDefVec consumers; /* mutables computed through this one */
-    MimDefVec lvars, lmuts; /* scratch during computation: local vars/muts */
+    Consumer *consumers; /* mutables computed through this one, latest first */
+    /* While computing: the local vars (sorted), then the local muts, at
+     * [at, at + num_lvars + num_lmuts) of the computation's pool (Tarjan). */
+    size_t at;
+    uint32_t num_lvars, num_lmuts;
     MimFreeVars *next;   /* list of all records of the World */
 };
 
@@ -41,15 +53,7 @@ static MimFreeVars *record(MimWorld *w, MimDef *mut) {
     return r;
 }
 
-void mim_fv_world_fini(MimWorld *w) {
-    for (MimFreeVars *r = w->fv_records; r; r = r->next) {
-        free(r->vars);
-        mim_vec_free(&r->consumers);
-        mim_vec_free(&r->lvars);
-        mim_vec_free(&r->lmuts);
-    }
-    w->fv_records = NULL;
-}
+void mim_fv_world_fini(MimWorld *w) { w->fv_records = NULL; /* all in the check arena */ }
 
 /* ---- invalidation -------------------------------------------------------- */
 
@@ -63,14 +67,12 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
     r->valid = false;
-    free(r->vars);
     r->vars = NULL;
     r->n = 0;
     /* Detach the consumer list first: the recursion may re-enter cycles. */
-    MimDefVec cons = r->consumers;
-    memset(&r->consumers, 0, sizeof r->consumers);
-    for (size_t i = 0; i < cons.len; ++i) mim_fv_invalidate(w, cons.data[i]);
-    mim_vec_free(&cons);
+    Consumer *cons = r->consumers;
+    r->consumers = NULL;
+    for (; cons; cons = cons->next) mim_fv_invalidate(w, cons->mut);
 }
 
 /* ---- sorted Var sets ------------------------------------------------------ */
@@ -94,13 +96,24 @@ static void set_union(MimDefVec *out, MimDef *const *a, size_t na, MimDef *const
     }
 }
 
-static void sort_unique(MimDefVec *v) {
-    if (v->len < 2) return;
-    qsort(v->data, v->len, sizeof *v->data, cmp_gid);
+/* Sorts d[0..*n) by gid and drops duplicates. Skins hold a handful of
+ * variables: insertion sort up to 16, qsort beyond. */
+static void sort_unique(MimDef **d, size_t *n) {
+    if (*n < 2) return;
+    if (*n <= 16) {
+        for (size_t i = 1; i < *n; ++i) {
+            MimDef *x = d[i];
+            size_t j = i;
+            for (; j > 0 && d[j - 1]->gid > x->gid; --j) d[j] = d[j - 1];
+            d[j] = x;
+        }
+    } else {
+        qsort(d, *n, sizeof *d, cmp_gid);
+    }
     size_t k = 1;
-    for (size_t i = 1; i < v->len; ++i)
-        if (v->data[i] != v->data[k - 1]) v->data[k++] = v->data[i];
-    v->len = k;
+    for (size_t i = 1; i < *n; ++i)
+        if (d[i] != d[k - 1]) d[k++] = d[i];
+    *n = k;
 }
 
 /* ---- local vars / local muts of the immutable skin ----------------------- */
@@ -110,15 +123,17 @@ typedef struct Skin {
     MimDefVec *vars, *muts;
 } Skin;
 
+/* Variables are leaves collected without the seen-set (sort_unique drops
+ * their repetitions); interior nodes and mutables are collected once. */
 static void skin_walk(Skin *s, MimDef *d) {
     if (!d || !(d->dep & (MIM_DEP_VAR | MIM_DEP_MUT))) return;
+    if (d->node == MIM_VAR && !d->is_mut) { /* a Var's local var is itself; its binder is not a local mut */
+        mim_vec_push(s->vars, d);
+        return;
+    }
     if (!mim_ptrmap_add(&s->seen, d, NULL, NULL)) return;
     if (d->is_mut) {
         mim_vec_push(s->muts, d);
-        return;
-    }
-    if (d->node == MIM_VAR) { /* a Var's local var is itself; its binder is not a local mut */
-        mim_vec_push(s->vars, d);
         return;
     }
     if (d->node != MIM_TYPE) skin_walk(s, d->type);
@@ -126,9 +141,11 @@ static void skin_walk(Skin *s, MimDef *d) {
 }
 
 /* Local vars (sorted) and local muts (in discovery order) of the type and
- * operands of `d` (of d itself if `self` and d is immutable). */
-static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts) {
+ * operands of `d` (of d itself if `self` and d is immutable), appended to
+ * vars and muts; the number of vars appended in *num_vars. */
+static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts, size_t *num_vars) {
     Skin s = {.vars = vars, .muts = muts};
+    size_t vars_at = vars->len;
     MimPtrMapSlot seen[MIM_MAP_INLINE]; /* skins are mostly small */
     mim_ptrmap_lend(&s.seen, seen);
     if (self) {
@@ -138,7 +155,10 @@ static void locals(MimDef *d, bool self, MimDefVec *vars, MimDefVec *muts) {
         for (size_t i = 0; i < d->num_ops; ++i) skin_walk(&s, d->ops[i]);
     }
     mim_ptrmap_free(&s.seen);
-    sort_unique(vars);
+    size_t n = vars->len - vars_at;
+    if (n > 1) sort_unique(vars->data + vars_at, &n); /* (data may be NULL when n is 0) */
+    vars->len = vars_at + n;
+    *num_vars = n;
 }
 
 /* ---- free variables of mutables: Tarjan + fixed point -------------------- */
@@ -148,16 +168,25 @@ static bool mut_is_set(const MimDef *m) { return m->num_ops == 0 || m->ops[m->nu
 typedef struct Tarjan {
     MimWorld *w;
     MimDefVec stack;
-    MimDefVec tmp;
+    MimDefVec acc, tmp; /* recompute's working sets */
+    /* The locals of the records being computed (MimFreeVars.at), one
+     * buffer for the whole computation instead of two per mutable; the
+     * records of a finished component give their end back. */
+    MimDefVec pool;
+    MimDefVec muts; /* scratch: a skin's local muts before they join the pool */
 } Tarjan;
 
 /* Recompute fv(m) from its locals; returns whether it changed. */
 static bool recompute(Tarjan *t, MimDef *m) {
     MimFreeVars *r = mim_mut_ext(m)->fv;
-    MimDefVec acc = {0};
-    for (size_t i = 0; i < r->lvars.len; ++i) mim_vec_push(&acc, r->lvars.data[i]);
-    for (size_t i = 0; i < r->lmuts.len; ++i) {
-        MimFreeVars *q = mim_mut_ext(r->lmuts.data[i])->fv;
+    MimDefVec acc = t->acc;
+    acc.len = 0;
+    /* (the pool is still NULL if no record had locals) */
+    MimDef *const *lvars = t->pool.data ? t->pool.data + r->at : NULL;
+    MimDef *const *lmuts = lvars ? lvars + r->num_lvars : NULL;
+    for (size_t i = 0; i < r->num_lvars; ++i) mim_vec_push(&acc, lvars[i]);
+    for (size_t i = 0; i < r->num_lmuts; ++i) {
+        MimFreeVars *q = mim_mut_ext(lmuts[i])->fv;
         if (!q->n) continue;
         set_union(&t->tmp, acc.data, acc.len, q->vars, q->n);
         MimDefVec x = acc;
@@ -173,22 +202,24 @@ static bool recompute(Tarjan *t, MimDef *m) {
     }
     bool changed = acc.len != r->n || (acc.len && memcmp(acc.data, r->vars, acc.len * sizeof *acc.data));
     if (changed) {
-        free(r->vars);
-        r->vars = acc.data;
+        r->vars = acc.len ? mim_arena_alloc(&t->w->check_arena, acc.len * sizeof *acc.data) : NULL;
+        if (acc.len) memcpy(r->vars, acc.data, acc.len * sizeof *acc.data);
         r->n = acc.len;
-    } else {
-        mim_vec_free(&acc);
     }
+    t->acc = acc; /* the buffer is kept for the next record */
     return changed;
 }
 
 /* Stale duplicates would only cause harmless extra invalidations; a short
  * scan keeps the common case (recomputed consumers) from growing the list. */
-static void add_consumer(MimFreeVars *q, MimDef *m) {
-    size_t n = q->consumers.len, lim = n < 16 ? n : 16;
-    for (size_t i = 0; i < lim; ++i)
-        if (q->consumers.data[n - 1 - i] == m) return;
-    mim_vec_push(&q->consumers, m);
+static void add_consumer(MimWorld *w, MimFreeVars *q, MimDef *m) {
+    unsigned i = 0;
+    for (Consumer *c = q->consumers; c && i < 16; c = c->next, ++i)
+        if (c->mut == m) return;
+    Consumer *c = mim_arena_alloc(&w->check_arena, sizeof *c);
+    c->mut = m;
+    c->next = q->consumers;
+    q->consumers = c;
 }
 
 static void visit(Tarjan *t, MimDef *m) {
@@ -197,16 +228,22 @@ static void visit(Tarjan *t, MimDef *m) {
     r->index = r->low = ++w->fv_counter;
     r->on_stack = true;
     mim_vec_push(&t->stack, m);
-    r->lvars.len = r->lmuts.len = 0;
-    locals(m, false, &r->lvars, &r->lmuts);
+    size_t nv;
+    r->at = t->pool.len;
+    t->muts.len = 0;
+    locals(m, false, &t->pool, &t->muts, &nv);
+    r->num_lvars = (uint32_t)nv;
+    r->num_lmuts = (uint32_t)t->muts.len;
+    mim_vec_reserve(&t->pool, t->pool.len + t->muts.len);
+    for (size_t i = 0; i < t->muts.len; ++i) t->pool.data[t->pool.len++] = t->muts.data[i];
 
-    for (size_t i = 0; i < r->lmuts.len; ++i) {
-        MimDef *m2 = r->lmuts.data[i];
+    for (size_t i = 0; i < r->num_lmuts; ++i) {
+        /* the pool may move while m2 is visited: indexed anew each time */
+        MimDef *m2 = t->pool.data[r->at + r->num_lvars + i];
         MimFreeVars *q = record(w, m2);
-        add_consumer(q, m);
+        add_consumer(w, q, m);
         if (q->valid) continue;
         if (!mut_is_set(m2)) { /* an unfinished mutable has no free variables (yet) */
-            free(q->vars);
             q->vars = NULL;
             q->n = 0;
             q->valid = true;
@@ -228,7 +265,6 @@ static void visit(Tarjan *t, MimDef *m) {
     base--;
     for (size_t i = base; i < t->stack.len; ++i) {
         MimFreeVars *q = mim_mut_ext(t->stack.data[i])->fv;
-        free(q->vars);
         q->vars = NULL;
         q->n = 0;
         q->valid = true; /* members read each other's partial sets */
@@ -241,9 +277,9 @@ static void visit(Tarjan *t, MimDef *m) {
         MimFreeVars *q = mim_mut_ext(t->stack.data[i])->fv;
         q->on_stack = false;
         q->index = q->low = 0;
-        mim_vec_free(&q->lvars);
-        mim_vec_free(&q->lmuts);
     }
+    /* The component's locals are the pool's end: m's came first. */
+    t->pool.len = r->at;
     t->stack.len = base;
 }
 
@@ -256,9 +292,12 @@ MimDef *const *mim_mut_free_vars(MimWorld *w, MimDef *mut, size_t *n) {
         } else {
             Tarjan t = {.w = w};
             visit(&t, mut);
-            assert(t.stack.len == 0 && r->valid);
+            assert(t.stack.len == 0 && t.pool.len == 0 && r->valid);
             mim_vec_free(&t.stack);
+            mim_vec_free(&t.acc);
             mim_vec_free(&t.tmp);
+            mim_vec_free(&t.pool);
+            mim_vec_free(&t.muts);
         }
     }
     *n = r->n;
@@ -271,7 +310,8 @@ void mim_free_vars(MimWorld *w, MimDef *d, MimDefVec *out) {
     if (d->is_mut) {
         mim_vec_push(&muts, d);
     } else {
-        locals(d, true, &acc, &muts);
+        size_t nv;
+        locals(d, true, &acc, &muts, &nv);
     }
     for (size_t i = 0; i < muts.len; ++i) {
         size_t n;

@@ -31,6 +31,8 @@ void mim_rewriter_fini(MimRewriter *rw) {
     mim_ptrmap_free(&rw->stubs);
     mim_ptrmap_free(&rw->pending);
     mim_vec_free(&rw->recs);
+    free(rw->names);
+    rw->names = NULL;
 }
 
 void mim_rewriter_use_side_table(MimRewriter *rw, size_t expected_nodes) {
@@ -108,9 +110,26 @@ static MimLoc dst_loc(MimRewriter *rw, MimLoc loc) {
 /* A rebuilt node keeps the name and location of the node it replaces unless
  * it already has its own (first name wins, output-format.md §4): copies made
  * by specialization or by the cleanup print with the original's name. */
+#define NAME_CACHE 64 /* entries of MimRewriter.names: dst_name indexes by 6 bits */
+_Static_assert(NAME_CACHE == 64, "dst_name takes the top 6 bits of a hash");
+
+/* name (of src) interned in dst; between Worlds through the cache (a
+ * cleanup copies every name, one symbol-table look-up each otherwise). */
+static MimSym dst_name(MimRewriter *rw, MimSym name) {
+    if (rw->src == rw->dst) return mim_world_sym(rw->dst, name);
+    if (!rw->names) rw->names = mim_xcalloc(NAME_CACHE, sizeof *rw->names);
+    uint64_t h = (uint64_t)(uintptr_t)name * UINT64_C(0x9E3779B97F4A7C15);
+    struct MimNameCopy *e = &rw->names[h >> 58]; /* the top 6 bits: NAME_CACHE entries */
+    if (e->src != name) {
+        e->src = name;
+        e->dst = mim_world_sym(rw->dst, name);
+    }
+    return e->dst;
+}
+
 static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
     if (res == old) return;
-    if (!res->name && old->name) mim_def_set_name(res, mim_world_sym(rw->dst, old->name));
+    if (!res->name && old->name) mim_def_set_name(res, dst_name(rw, old->name));
     if (res->loc.begin.row == 0) res->loc = dst_loc(rw, old->loc);
 }
 

@@ -119,6 +119,10 @@ struct MimWorld {
      * maps in every β-reduction was a fifth of its cost. */
     MimPtrMap spare_maps[16];
     unsigned num_spare_maps;
+    /* Nodes the rewrite that made this World gave it (mim_world_rewrite:
+     * every cleanup), 0 if no rewrite made it: how many the next one will
+     * likely copy (pass/cleanup.c). */
+    size_t rewritten_nodes;
 };
 
 #endif

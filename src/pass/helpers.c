@@ -70,7 +70,8 @@ static void mark_used(MimWorld *w, Helper *hs, size_t n) {
         MimDef *d = mim_vec_pop(&todo);
         if (!d || !see(&seen, d)) continue;
         bool axiom = mim_def_node(d) == MIM_AXIOM;
-        for (size_t k = 0; k < n; ++k) {
+        /* Helpers are externals: any other node is none of them. */
+        for (size_t k = 0; (axiom || d->is_external) && k < n; ++k) {
             if (hs[k].used || !(axiom ? axiom_of(d, &hs[k]) : hs[k].lam == d)) continue;
             hs[k].used = true; /* an axiom of its plugin, or named by the program */
             --unused;

@@ -228,10 +228,21 @@ static bool needs_uses(const MimPassMan *pm) {
 
 /* ---- rewriting (§4.4) ----------------------------------------------------- */
 
-static MimDef *rewrite(MimPassMan *pm, MimDef *x);
+static MimDef *rewrite_new(MimPassMan *pm, MimDef *x);
 
 static bool has_free_deps(const MimDef *d) {
     return d->dep & (MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_PROXY | MIM_DEP_INFER);
+}
+
+/* x as rewritten in this round. Most calls end here (nodes without free
+ * dependencies, mutables, nodes met before): inlined in the walks, the
+ * rest is rewrite_new. */
+static inline MimDef *rewrite(MimPassMan *pm, MimDef *x) {
+    if (!x || pm->failed) return NULL;
+    x = mim_res(pm->w, x);
+    if (!has_free_deps(x) || x->is_mut) return x;
+    NodeInfo *r = info_find(pm, x);
+    return r && r->memo ? r->memo : rewrite_new(pm, x);
 }
 
 /* Offer n to the passes; the first replacement is rewritten again. */
@@ -279,12 +290,10 @@ static MimDef *rebuild(MimPassMan *pm, MimDef *x) {
     return n;
 }
 
-static MimDef *rewrite(MimPassMan *pm, MimDef *x) {
-    if (!x || pm->failed) return NULL;
-    x = mim_res(pm->w, x);
-    if (!has_free_deps(x) || x->is_mut) return x;
-    NodeInfo *r = info_get(pm, x);
-    if (r->memo) return r->memo;
+/* rewrite of an immutable x with free dependencies not rewritten yet in
+ * this round. */
+static MimDef *rewrite_new(MimPassMan *pm, MimDef *x) {
+    info_get(pm, x);
     uint32_t k = x->scratch; /* x's record stays at k; the table may move */
     MimDef *n = rebuild(pm, x);
     if (!n) {
@@ -307,21 +316,27 @@ MimDef *mim_pass_rewrite(MimPass *p, MimDef *def) { return rewrite(p->pm, def); 
 
 /* ---- the traversal --------------------------------------------------------- */
 
-/* Push the mutables reachable from d without entering mutables. */
+/* Push the mutables reachable from d without entering mutables. A node
+ * without free dependencies reaches no mutable: it is passed over without
+ * a record (most leaves: literals, types, axioms). */
 static void push_reachable(MimPassMan *pm, MimDef *d) {
     if (!d) return;
     pm->s->walk.len = 0;
     mim_vec_push(&pm->s->walk, d);
     while (pm->s->walk.len) {
         MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->s->walk));
-        if (!x || !reach(pm, x, WALK_TRAVERSAL)) continue;
+        if (!x || (!x->is_mut && !has_free_deps(x)) || !reach(pm, x, WALK_TRAVERSAL)) continue;
         if (x->is_mut) {
             mim_vec_push(&pm->s->stack, x);
             continue;
         }
-        if (!has_free_deps(x)) continue;
-        if (x->type) mim_vec_push(&pm->s->walk, x->type);
-        for (uint32_t i = 0; i < x->num_ops; ++i) mim_vec_push(&pm->s->walk, x->ops[i]);
+        /* What the pop would pass over is not pushed (resolution keeps a
+         * node without holes as it is). */
+        if (x->type && (x->type->is_mut || has_free_deps(x->type))) mim_vec_push(&pm->s->walk, x->type);
+        for (uint32_t i = 0; i < x->num_ops; ++i) {
+            MimDef *op = x->ops[i];
+            if (op && (op->is_mut || has_free_deps(op))) mim_vec_push(&pm->s->walk, op);
+        }
     }
 }
 
