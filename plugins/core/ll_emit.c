@@ -673,7 +673,11 @@ bool ll_emit_function(LL *ll) {
 
     LLBlock *f = &ll->blocks.data[0];
     LLBuf *out = &ll->funcs;
-    ll_buf_printf(out, "define %s %s(", ll->ret_type, ll_fn_name(ll, ll->cur));
+    /* A function that is not external is only reachable from this module
+     * (its name carries a gid; docs/ll-backend.md §2): internal linkage lets
+     * clang choose its calling convention, inline it and drop the copy. */
+    ll_buf_printf(out, "define %s%s %s(", mim_def_is_external(ll->cur) ? "" : "internal ", ll->ret_type,
+                  ll_fn_name(ll, ll->cur));
     for (size_t j = 0, k = 0; j + 1 < f->ncomp; ++j) {
         const char *ty = param_type(ll, f, j);
         if (!ty) return false;
