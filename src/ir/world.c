@@ -62,6 +62,7 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
     t->slots = mim_pages_zalloc(t->cap * sizeof *t->slots);
     size_t mask = t->cap - 1;
     for (size_t i = 0; i < old.cap; ++i) {
+        mim_table_prefetch(&old, i + MIM_TABLE_AHEAD);
         MimDef *d = mim_table_at(&old, i);
         if (!d) continue;
         size_t j = (size_t)d->hash & mask;
@@ -125,20 +126,34 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
         if (!ops[i]) return NULL;
     if (!type && node != MIM_UNIV && node != MIM_TYPE) return NULL;
 
-    uint32_t hash;
-    uint64_t *slot = slot_of(w, node, type, flags, ops, n, &hash);
-    MimDef *found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
-    if (w->frozen) return found; /* the gid counter is not advanced */
-    ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
-    if (found) return found;
-
-    MimDef *d = new_node(w, node, type, flags, n, 0);
-    if (n) memcpy(d->ops, ops, n * sizeof *ops);
-    d->hash = hash;
-    d->dep = (uint8_t)mim_dep_compute(d);
-    if (node == MIM_TYPE) d->u.ty.world = w;
-    table_put(w, slot, d);
-    return d;
+    /* Most constructions find a node that exists (about 60 % in the front
+     * end: literals, types, repeated applications), and in a big World the
+     * table's slot for it is a cache miss. Nodes met lately are kept by
+     * hash in `recent`, which stays in cache; nodes never leave the table,
+     * so an entry that matches the key is the table's node. */
+    uint32_t hash = structural_hash(node, type, flags, ops, n);
+    MimDef **recent = &w->recent[hash & (MIM_RECENT_SIZE - 1)];
+    MimDef *found = *recent;
+    if (!found || !same_node(found, hash, node, type, flags, ops, n)) {
+        MimHashSet *t = &w->table;
+        if (2 * (t->len + 1) > t->cap) table_grow(t);
+        uint64_t *slot = table_find(t, hash, node, type, flags, ops, n);
+        found = (MimDef *)(uintptr_t)(*slot & ~t->tag_mask);
+        if (!found && !w->frozen) {
+            ++w->gid;
+            found = new_node(w, node, type, flags, n, 0);
+            if (n) memcpy(found->ops, ops, n * sizeof *ops);
+            found->hash = hash;
+            found->dep = (uint8_t)mim_dep_compute(found);
+            if (node == MIM_TYPE) found->u.ty.world = w;
+            table_put(w, slot, found);
+            *recent = found;
+            return found;
+        }
+        if (found) *recent = found;
+    }
+    if (!w->frozen) ++w->gid; /* consumed even on a hit (semantics.md §1.2); frozen: not advanced */
+    return found;
 }
 
 bool mim_world_enter(MimWorld *w, MimDef *d) {
