@@ -74,15 +74,26 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
 
 static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
 
+/* Gives w its cache of recent nodes once the table is big (emptied: the
+ * one slot of a small World is not carried over). */
+static void recent_fit(MimWorld *w) {
+    if (w->recent != &w->recent_one || w->table.cap < MIM_RECENT_FROM) return;
+    w->recent = mim_xcalloc(MIM_RECENT_SIZE, sizeof *w->recent);
+    w->recent_mask = MIM_RECENT_SIZE - 1;
+}
+
 void mim_world_reserve(MimWorld *w, size_t nodes) {
     MimHashSet *t = &w->table;
     size_t want = t->len + nodes, cap = t->cap ? t->cap : 1024;
     while (cap < 2 * (want + 1)) cap *= 2;
     if (cap > t->cap) table_resize(t, cap, t->tag_mask);
+    recent_fit(w);
 }
 
 void mim_world_untag_table(MimWorld *w) {
-    if (w->table.tag_mask) table_resize(&w->table, w->table.cap, 0);
+    if (!w->table.tag_mask) return;
+    table_resize(&w->table, w->table.cap, 0);
+    memset(w->recent, 0, (w->recent_mask + 1) * sizeof *w->recent); /* tagged under the old mask */
 }
 
 /* `extra` bytes follow the operands (a mutable's MimMutExt). */
@@ -132,11 +143,17 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
      * hash in `recent`, which stays in cache; nodes never leave the table,
      * so an entry that matches the key is the table's node. */
     uint32_t hash = structural_hash(node, type, flags, ops, n);
-    MimDef **recent = &w->recent[hash & (MIM_RECENT_SIZE - 1)];
-    MimDef *found = *recent;
+    MimHashSet *t = &w->table;
+    uint64_t tag = mim_table_tag(t, hash);
+    uint64_t *recent = &w->recent[hash & w->recent_mask];
+    /* Tagged like the table's slots: a node of another hash is not loaded. */
+    MimDef *found = (*recent & t->tag_mask) == tag ? (MimDef *)(uintptr_t)(*recent & ~t->tag_mask) : NULL;
     if (!found || !same_node(found, hash, node, type, flags, ops, n)) {
-        MimHashSet *t = &w->table;
-        if (2 * (t->len + 1) > t->cap) table_grow(t);
+        if (2 * (t->len + 1) > t->cap) {
+            table_grow(t);
+            recent_fit(w);
+            recent = &w->recent[hash & w->recent_mask];
+        }
         uint64_t *slot = table_find(t, hash, node, type, flags, ops, n);
         found = (MimDef *)(uintptr_t)(*slot & ~t->tag_mask);
         if (!found && !w->frozen) {
@@ -147,10 +164,10 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
             found->dep = (uint8_t)mim_dep_compute(found);
             if (node == MIM_TYPE) found->u.ty.world = w;
             table_put(w, slot, found);
-            *recent = found;
+            *recent = (uint64_t)(uintptr_t)found | mim_table_tag(t, hash);
             return found;
         }
-        if (found) *recent = found;
+        if (found) *recent = (uint64_t)(uintptr_t)found | tag;
     }
     if (!w->frozen) ++w->gid; /* consumed even on a hit (semantics.md §1.2); frozen: not advanced */
     return found;
@@ -205,6 +222,7 @@ static void create_builtins(MimWorld *w) {
 static MimWorld *world_alloc(void) {
     MimWorld *w = mim_xcalloc(1, sizeof *w);
     w->table.tag_mask = MIM_TABLE_TAG_MASK;
+    w->recent = &w->recent_one;
     mim_arena_init(&w->arena);
     mim_symtab_init(&w->syms);
     mim_diag_init(&w->diag);
@@ -258,6 +276,7 @@ void mim_world_free(MimWorld *w) {
     mim_vec_free(&w->annexes);
     mim_diag_free(&w->diag);
     mim_pages_free(w->table.slots, w->table.cap * sizeof *w->table.slots);
+    if (w->recent != &w->recent_one) free(w->recent);
     mim_symtab_free(&w->syms);
     mim_arena_free(&w->arena);
     free(w);

@@ -86,8 +86,12 @@ typedef struct MimAnnexEntry {
     MimDef *def;
 } MimAnnexEntry;
 
-/* Slots of MimWorld.recent (a power of two): 32 KiB, within L2. */
-#define MIM_RECENT_SIZE 4096
+/* Slots of MimWorld.recent (a power of two; 128 KiB, within L2) once the
+ * table has MIM_RECENT_FROM slots (1 MiB, more than the cache keeps of it);
+ * a smaller World has one slot (its table stays in cache anyway, and
+ * start-up makes several small Worlds). */
+#define MIM_RECENT_SIZE 16384
+#define MIM_RECENT_FROM ((size_t)1 << 17)
 
 struct MimWorld {
     /* ---- construction section (owner: world.c / build code) ---- */
@@ -95,8 +99,12 @@ struct MimWorld {
     MimSymTab syms;       /* all names */
     MimHashSet table;     /* hash-consed immutables */
     /* Immutables recently found or entered, by the low bits of their hash
-     * (world.c: mim_unify looks here before the table). NULL = empty. */
-    MimDef *recent[MIM_RECENT_SIZE];
+     * (under recent_mask), tagged as in `table` (world.c: mim_unify looks
+     * here before the table). 0 = empty. Points to recent_one until the
+     * table is big. */
+    uint64_t *recent;
+    size_t recent_mask;
+    uint64_t recent_one;
     uint32_t gid;         /* last gid handed out */
     bool frozen;
     uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
