@@ -281,6 +281,7 @@ bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hook
      * on the way (at 10^5 declarations of bench/frontend, one per 16 left
      * the last doubling, a rehash of 4 million nodes, to emission). */
     mim_world_reserve(w, m->text_len / 14);
+    mim_world_cache_recent(w);
     MimDiag *diag = mim_world_diag(w);
     unsigned errors = diag->num_errors;
     bool ok = emit_decls(&e, m->decls, m->num_decls, false);

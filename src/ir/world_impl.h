@@ -32,6 +32,9 @@ typedef struct MimHashSet {
 
 /* Room for `nodes` more immutables without growing the table on the way. */
 void mim_world_reserve(MimWorld *w, size_t nodes);
+/* Lets w keep recently met immutables in a cache before its table (once
+ * the table is big): for Worlds whose constructions mostly find nodes. */
+void mim_world_cache_recent(MimWorld *w);
 /* Creates the Idx types and literals of MimWorld.small_idx (lit.c). */
 void mim_world_fill_small_idx(MimWorld *w);
 /* Stores plain addresses from now on (also used by tests). */
@@ -86,10 +89,9 @@ typedef struct MimAnnexEntry {
     MimDef *def;
 } MimAnnexEntry;
 
-/* Slots of MimWorld.recent (a power of two; 128 KiB, within L2) once the
- * table has MIM_RECENT_FROM slots (1 MiB, more than the cache keeps of it);
- * a smaller World has one slot (its table stays in cache anyway, and
- * start-up makes several small Worlds). */
+/* Slots of MimWorld.recent (a power of two; 128 KiB, within L2), made once
+ * the table has MIM_RECENT_FROM slots (1 MiB, more than the cache keeps of
+ * it; a smaller table stays in cache anyway). */
 #define MIM_RECENT_SIZE 16384
 #define MIM_RECENT_FROM ((size_t)1 << 17)
 
@@ -98,13 +100,14 @@ struct MimWorld {
     MimArena arena;       /* all nodes */
     MimSymTab syms;       /* all names */
     MimHashSet table;     /* hash-consed immutables */
-    /* Immutables recently found or entered, by the low bits of their hash
-     * (under recent_mask), tagged as in `table` (world.c: mim_unify looks
-     * here before the table). 0 = empty. Points to recent_one until the
-     * table is big. */
+    /* Immutables recently found or entered, by the low bits of their hash,
+     * tagged as in `table` (world.c: mim_unify looks here before the
+     * table); 0 = empty. NULL unless asked for (mim_world_cache_recent: the
+     * emitter, whose constructions mostly find existing nodes; a cleanup
+     * rebuilding into a fresh World mostly makes new ones) and the table
+     * is big. */
     uint64_t *recent;
-    size_t recent_mask;
-    uint64_t recent_one;
+    bool recent_wanted;
     uint32_t gid;         /* last gid handed out */
     bool frozen;
     uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
