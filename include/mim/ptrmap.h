@@ -71,6 +71,7 @@ MIM_API void mim_pairmap_free(MimPairMap *m);
 MIM_API void mim_pairmap_clear(MimPairMap *m);
 MIM_API void **mim_pairmap_find(const MimPairMap *m, const void *a, const void *b);
 MIM_API void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val);
+MIM_API bool mim_pairmap_remove(MimPairMap *m, const void *a, const void *b);
 
 #ifdef __cplusplus
 }

@@ -275,10 +275,13 @@ bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse) {
 bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
     if (!w || !m) return false;
     Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0, .reeval_gids = 0};
-    /* A big input makes about one node per 12 source bytes (bench/opt,
-     * bench/frontend): the hash-consing table is sized for a third fewer at
-     * once instead of doubling ~log2(n/1024) times on the way. */
-    mim_world_reserve(w, m->text_len / 16);
+    /* A big input makes about one node per 12 to 14 source bytes
+     * (bench/opt 12.2, bench/frontend 13.8): the hash-consing table is
+     * sized for one per 14 at once instead of doubling ~log2(n/1024) times
+     * on the way (at 10^5 declarations of bench/frontend, one per 16 left
+     * the last doubling, a rehash of 4 million nodes, to emission). */
+    mim_world_reserve(w, m->text_len / 14);
+    mim_world_cache_recent(w);
     MimDiag *diag = mim_world_diag(w);
     unsigned errors = diag->num_errors;
     bool ok = emit_decls(&e, m->decls, m->num_decls, false);

@@ -226,6 +226,7 @@ static void build_proj_index(Printer *p) {
     p->projs_built = true;
     MimHashSet *t = &p->w->table;
     for (size_t i = 0; i < t->cap; ++i) {
+        mim_table_prefetch(t, i + MIM_TABLE_AHEAD);
         MimDef *d = mim_table_at(t, i);
         uint64_t k;
         if (!d || d->node != MIM_EXTRACT || !lit_of(d->ops[1], &k)) continue;

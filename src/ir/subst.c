@@ -533,8 +533,7 @@ int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
     /* Unfolding lam with arg while the same unfolding is in progress can
      * never end: the same body asks for the same reduction again (the
      * naive `f a = f a`). Reported at once instead of after the budget. */
-    void **active = mim_pairmap_find(&w->beta_active, lam, arg);
-    if (active && *active) {
+    if (mim_pairmap_find(&w->beta_active, lam, arg)) {
         mim_err(w, "partial evaluation does not terminate: '%s' is unfolded with the same argument "
                    "while that unfolding is in progress (its filter is 'tt' for that argument)",
                 mim_str(w, lam));
@@ -562,7 +561,10 @@ int mim_beta(MimWorld *w, MimDef *lam, MimDef *arg, MimDef **body) {
     }
     mim_subst_fini(&s);
     w->beta_depth--;
-    mim_pairmap_put(&w->beta_active, lam, arg, NULL);
+    /* Removed, not set to NULL: the map then holds only the reductions in
+     * progress and stays small (in cache) instead of growing with every
+     * reduction of the run. */
+    mim_pairmap_remove(&w->beta_active, lam, arg);
     return res;
 }
 

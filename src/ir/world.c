@@ -62,6 +62,7 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
     t->slots = mim_pages_zalloc(t->cap * sizeof *t->slots);
     size_t mask = t->cap - 1;
     for (size_t i = 0; i < old.cap; ++i) {
+        mim_table_prefetch(&old, i + MIM_TABLE_AHEAD);
         MimDef *d = mim_table_at(&old, i);
         if (!d) continue;
         size_t j = (size_t)d->hash & mask;
@@ -73,15 +74,30 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
 
 static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
 
+/* Gives w its cache of recent nodes if it asked for one and its table is
+ * big (mim_world_cache_recent). */
+static void recent_fit(MimWorld *w) {
+    if (w->recent || !w->recent_wanted || w->table.cap < MIM_RECENT_FROM) return;
+    w->recent = mim_xcalloc(MIM_RECENT_SIZE, sizeof *w->recent);
+}
+
+void mim_world_cache_recent(MimWorld *w) {
+    w->recent_wanted = true;
+    recent_fit(w);
+}
+
 void mim_world_reserve(MimWorld *w, size_t nodes) {
     MimHashSet *t = &w->table;
     size_t want = t->len + nodes, cap = t->cap ? t->cap : 1024;
     while (cap < 2 * (want + 1)) cap *= 2;
     if (cap > t->cap) table_resize(t, cap, t->tag_mask);
+    recent_fit(w);
 }
 
 void mim_world_untag_table(MimWorld *w) {
-    if (w->table.tag_mask) table_resize(&w->table, w->table.cap, 0);
+    if (!w->table.tag_mask) return;
+    table_resize(&w->table, w->table.cap, 0);
+    if (w->recent) memset(w->recent, 0, MIM_RECENT_SIZE * sizeof *w->recent); /* tagged under the old mask */
 }
 
 /* `extra` bytes follow the operands (a mutable's MimMutExt). */
@@ -109,14 +125,23 @@ static void table_put(MimWorld *w, uint64_t *slot, MimDef *d) {
     t->len++;
 }
 
-/* The slot of the node with this key, or the empty one where it goes (the
- * table grown first if it would be too full); its hash in *hash. */
+/* The slot of the node with this key and hash, or the empty one where it
+ * goes (the table grown first if it would be too full). */
+static inline uint64_t *slot_for(MimWorld *w, uint32_t hash, MimNode node, const MimDef *type,
+                                 uint64_t flags, MimDef *const *ops, size_t n) {
+    MimHashSet *t = &w->table;
+    if (2 * (t->len + 1) > t->cap) {
+        table_grow(t);
+        recent_fit(w);
+    }
+    return table_find(t, hash, node, type, flags, ops, n);
+}
+
+/* The same, with the hash computed into *hash. */
 static inline uint64_t *slot_of(MimWorld *w, MimNode node, const MimDef *type, uint64_t flags,
                                 MimDef *const *ops, size_t n, uint32_t *hash) {
-    MimHashSet *t = &w->table;
-    if (2 * (t->len + 1) > t->cap) table_grow(t);
     *hash = structural_hash(node, type, flags, ops, n);
-    return table_find(t, *hash, node, type, flags, ops, n);
+    return slot_for(w, *hash, node, type, flags, ops, n);
 }
 
 MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
@@ -125,9 +150,27 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
         if (!ops[i]) return NULL;
     if (!type && node != MIM_UNIV && node != MIM_TYPE) return NULL;
 
-    uint32_t hash;
-    uint64_t *slot = slot_of(w, node, type, flags, ops, n, &hash);
+    /* Most constructions in the front end find a node that exists (about
+     * 60 %: literals, types, repeated applications), and in a big World the
+     * table's slot for it is a cache miss. The emitter's World keeps the
+     * nodes met lately by hash in `recent`, which stays in cache; nodes
+     * never leave the table, so an entry that matches the key is the
+     * table's node. Tagged like the table's slots: a node of another hash
+     * is not loaded. */
+    uint32_t hash = structural_hash(node, type, flags, ops, n);
+    uint64_t *recent = NULL;
+    if (w->recent) {
+        recent = &w->recent[hash & (MIM_RECENT_SIZE - 1)];
+        uint64_t tag = mim_table_tag(&w->table, hash);
+        MimDef *r = (*recent & w->table.tag_mask) == tag ? (MimDef *)(uintptr_t)(*recent & ~w->table.tag_mask) : NULL;
+        if (r && same_node(r, hash, node, type, flags, ops, n)) {
+            if (!w->frozen) ++w->gid; /* as on a hit in the table */
+            return r;
+        }
+    }
+    uint64_t *slot = slot_for(w, hash, node, type, flags, ops, n);
     MimDef *found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
+    if (recent && found) *recent = (uint64_t)(uintptr_t)found | mim_table_tag(&w->table, hash);
     if (w->frozen) return found; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
     if (found) return found;
@@ -138,6 +181,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     d->dep = (uint8_t)mim_dep_compute(d);
     if (node == MIM_TYPE) d->u.ty.world = w;
     table_put(w, slot, d);
+    if (w->recent) w->recent[hash & (MIM_RECENT_SIZE - 1)] = (uint64_t)(uintptr_t)d | mim_table_tag(&w->table, hash);
     return d;
 }
 
@@ -243,6 +287,7 @@ void mim_world_free(MimWorld *w) {
     mim_vec_free(&w->annexes);
     mim_diag_free(&w->diag);
     mim_pages_free(w->table.slots, w->table.cap * sizeof *w->table.slots);
+    free(w->recent);
     mim_symtab_free(&w->syms);
     mim_arena_free(&w->arena);
     free(w);

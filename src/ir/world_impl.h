@@ -12,6 +12,8 @@
 #include "mim/vec.h"
 #include "mim/rewrite.h"
 
+#include <stddef.h>
+
 /* Open addressing over immutables, keyed by MimDef.hash. A slot holds the
  * node's address with the top 16 bits of its hash in the address bits above
  * MIM_TABLE_ADDR_BITS, which user-space addresses leave zero: probing then
@@ -30,6 +32,9 @@ typedef struct MimHashSet {
 
 /* Room for `nodes` more immutables without growing the table on the way. */
 void mim_world_reserve(MimWorld *w, size_t nodes);
+/* Lets w keep recently met immutables in a cache before its table (once
+ * the table is big): for Worlds whose constructions mostly find nodes. */
+void mim_world_cache_recent(MimWorld *w);
 /* Creates the Idx types and literals of MimWorld.small_idx (lit.c). */
 void mim_world_fill_small_idx(MimWorld *w);
 /* Stores plain addresses from now on (also used by tests). */
@@ -44,6 +49,26 @@ static inline uint64_t mim_table_tag(const MimHashSet *t, uint32_t hash) {
 
 static inline MimDef *mim_table_at(const MimHashSet *t, size_t i) {
     return (MimDef *)(uintptr_t)(t->slots[i] & ~t->tag_mask);
+}
+
+/* Slots a scan of the whole table (resize, printer's projection index)
+ * looks ahead: its nodes come in hash order, each one a cache miss when it
+ * is read, and asking for several at once overlaps the misses. */
+#define MIM_TABLE_AHEAD 16
+
+/* A hint to bring the header of the node in slot i (if any) into cache. */
+static inline void mim_table_prefetch(const MimHashSet *t, size_t i) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (i < t->cap) {
+        const char *d = (const char *)mim_table_at(t, i);
+        if (d) {
+            __builtin_prefetch(d);
+            __builtin_prefetch(d + offsetof(MimDef, node)); /* the header may cross a line */
+        }
+    }
+#else
+    (void)t, (void)i;
+#endif
 }
 
 enum { MIM_SMALL_IDX = 16 };
@@ -64,11 +89,25 @@ typedef struct MimAnnexEntry {
     MimDef *def;
 } MimAnnexEntry;
 
+/* Slots of MimWorld.recent (a power of two; 128 KiB, within L2), made once
+ * the table has MIM_RECENT_FROM slots (1 MiB, more than the cache keeps of
+ * it; a smaller table stays in cache anyway). */
+#define MIM_RECENT_SIZE 16384
+#define MIM_RECENT_FROM ((size_t)1 << 17)
+
 struct MimWorld {
     /* ---- construction section (owner: world.c / build code) ---- */
     MimArena arena;       /* all nodes */
     MimSymTab syms;       /* all names */
     MimHashSet table;     /* hash-consed immutables */
+    /* Immutables recently found or entered, by the low bits of their hash,
+     * tagged as in `table` (world.c: mim_unify looks here before the
+     * table); 0 = empty. NULL unless asked for (mim_world_cache_recent: the
+     * emitter, whose constructions mostly find existing nodes; a cleanup
+     * rebuilding into a fresh World mostly makes new ones) and the table
+     * is big. */
+    uint64_t *recent;
+    bool recent_wanted;
     uint32_t gid;         /* last gid handed out */
     bool frozen;
     uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
@@ -105,7 +144,7 @@ struct MimWorld {
     MimFreeVars *fv_records;  /* all free-variable records (fv.c), for freeing */
     uint32_t fv_counter;      /* Tarjan DFS numbering (fv.c) */
     uint32_t beta_depth;      /* nesting of β-reductions in progress (subst.c) */
-    MimPairMap beta_active;   /* (lam, arg) -> non-NULL while that β-reduction is in progress */
+    MimPairMap beta_active;   /* (lam, arg) of the β-reductions in progress (removed when done) */
     uintptr_t beta_stack_base; /* stack position of the outermost β-reduction */
     size_t stack_budget;      /* bytes of stack nested β-reductions may use */
     uint64_t mut_epoch;   /* bumped whenever a mutable's operands change */

@@ -193,3 +193,22 @@ void mim_pairmap_put(MimPairMap *m, const void *a, const void *b, void *val) {
     }
     s->val = val;
 }
+
+bool mim_pairmap_remove(MimPairMap *m, const void *a, const void *b) {
+    MimPairMapSlot *s = pair_lookup(m, a, b);
+    if (!s || !s->a) return false;
+    size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
+    /* Backward shift, as in mim_ptrmap_remove. */
+    for (size_t j = (i + 1) & mask; m->slots[j].a; j = (j + 1) & mask) {
+        size_t home = hash_pair(m->slots[j].a, m->slots[j].b) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->slots[i] = m->slots[j];
+            i = j;
+        }
+    }
+    m->slots[i].a = NULL;
+    m->slots[i].b = NULL;
+    m->slots[i].val = NULL;
+    m->len--;
+    return true;
+}

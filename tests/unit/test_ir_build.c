@@ -780,6 +780,40 @@ static void test_untagged_table(void) {
     mim_world_free(w);
 }
 
+/* One step of a construction sequence that revisits old nodes: literals
+ * (new, then again much later), Pis over them, repeated. The gid of the
+ * result. */
+static uint32_t step(MimWorld *w, uint64_t i) {
+    MimDef *N = mim_nat(w);
+    MimDef *a = nat(w, i % 5000), *b = nat(w, 1000000 + i);
+    MimDef *p = mim_pi(w, N, N, false);
+    MimDef *q = mim_pi(w, mim_arr(w, a, N), N, false);
+    return (uint32_t)(mim_def_gid(a) + mim_def_gid(b) + mim_def_gid(p) + mim_def_gid(q));
+}
+
+/* The emitter's cache of recent nodes (world.c, mim_world_cache_recent)
+ * finds exactly what the table finds, and a hit in it consumes a gid like
+ * a hit in the table: a World with the cache numbers every node as one
+ * without it, also after its table gave up its tags (the cache's entries
+ * are tagged too). The table passes the size from which the cache exists. */
+static void test_recent_cache(void) {
+    MimWorld *plain = mim_world_new(), *cached = mim_world_new();
+    mim_world_cache_recent(cached);
+    CHECK(cached->recent == NULL); /* small table: no cache yet */
+    bool same = true;
+    for (uint64_t i = 0; i < 150000 && same; ++i) {
+        if (i == 100000) mim_world_untag_table(cached);
+        same = step(plain, i) == step(cached, i);
+    }
+    CHECK(same);
+    CHECK(cached->recent != NULL);
+    CHECK(plain->recent == NULL); /* not asked for */
+    CHECK(mim_world_num_nodes(plain) == mim_world_num_nodes(cached));
+    CHECK(mim_def_gid(nat(plain, 77)) == mim_def_gid(nat(cached, 77)));
+    mim_world_free(plain);
+    mim_world_free(cached);
+}
+
 int main(void) {
     RUN(test_gids);
     RUN(test_hash_consing);
@@ -807,5 +841,6 @@ int main(void) {
     RUN(test_two_worlds);
     RUN(test_many_nodes);
     RUN(test_untagged_table);
+    RUN(test_recent_cache);
     return unit_summary();
 }
