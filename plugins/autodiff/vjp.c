@@ -1539,8 +1539,9 @@ static int build_lr_bwd(Rev *rv, long b) {
     rv->slots[b].n = 0;
     MimDef *pv = mim_var(w, probe);
     MimDef *ps = mim_proj(w, pv, lead + 1, 1);
-    if (!lr_body(rv, b, pmore, probe, mim_proj(w, pv, lead + 1, 0), ps, asc ? mim_proj(w, pv, lead + 1, 2) : NULL, NULL, 0))
-        return 0;
+    MimDef *plim = asc ? mim_proj(w, pv, lead + 1, 2) : NULL;
+    MimDef *pS = mim_proj(w, pv, lead + 1, 0);
+    if (!lr_body(rv, b, pmore, probe, pS, ps, plim, NULL, 0)) return 0;
     MimDef *bound = rv->lr_bound[b];
     if (bound) { /* the bound's leaves become slots of the record */
         MimDef *PS = mim_proj(w, pv, lead + 1, 0);
