@@ -1433,15 +1433,19 @@ static bool counted_loop(Rev *rv, long b) {
 /* B's reverse for one counter into the lam more, whose end jumps to
  * head with (state, counter − 1, rest…); the counter and the leaves in
  * over (the loop's record, loaded once) map to the given values */
-static bool lr_body(Rev *rv, long b, MimDef *more, MimDef *head, MimDef *S, MimDef *s, MimDef **rest, size_t nrest) {
+static bool lr_body(Rev *rv, long b, MimDef *more, MimDef *head, MimDef *S, MimDef *s, MimDef *end, MimDef **rest,
+                    size_t nrest) {
     MimWorld *w = rv->w;
-    size_t ns = S_ACC + rv->accT.n;
-    MimDef *s1 = iop(w, MIM_core_wrap_sub, s, i64(rv, 1));
-    mim_ptrmap_put(&rv->lr_over, leaf_key(rv, rv->lr_h[b], rv->lr_k[b]), s1);
-    MimDef **r = mim_xcalloc(nrest + 1, sizeof *r);
+    size_t ns = S_ACC + rv->accT.n, lead = end ? 2 : 1;
+    /* downwards: B's reverse for s − 1, then head (s − 1, rest…); upwards
+     * (end: the exit's counter): for s, then head (s + 1, end, rest…) */
+    MimDef *s1 = iop(w, end ? MIM_core_wrap_add : MIM_core_wrap_sub, s, i64(rv, 1));
+    mim_ptrmap_put(&rv->lr_over, leaf_key(rv, rv->lr_h[b], rv->lr_k[b]), end ? s : s1);
+    MimDef **r = mim_xcalloc(nrest + lead, sizeof *r);
     r[0] = s1;
-    for (size_t j = 0; j < nrest; ++j) r[j + 1] = rest[j];
-    rv->lr_next = head, rv->lr_rest = r, rv->lr_nrest = nrest + 1;
+    if (end) r[1] = end;
+    for (size_t j = 0; j < nrest; ++j) r[j + lead] = rest[j];
+    rv->lr_next = head, rv->lr_rest = r, rv->lr_nrest = nrest + lead;
     /* the memory token is more's parameter: the reloads stay behind the
      * loop's test (at the exit they would read before the arrays) */
     MimDef **ops = mim_xcalloc(ns, sizeof *ops);
@@ -1456,10 +1460,67 @@ static bool lr_body(Rev *rv, long b, MimDef *more, MimDef *head, MimDef *S, MimD
     return ok;
 }
 
+/* e mentions a float parameter of block h (through any operand, the memory
+ * chain included; mutables are not entered) */
+static bool uses_float_of(Rev *rv, MimDef *e, long h, MimPtrMap *seen) {
+    MimWorld *w = rv->w;
+    e = mim_resolve(w, e);
+    if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
+    mim_ptrmap_put(seen, e, e);
+    long x;
+    size_t i;
+    if (block_leaf(rv, e, &x, &i)) return x == h && is_float(comp_type(w, dom_of(w, rv->blk.d[x]), i));
+    if (mim_def_node(e) == MIM_VAR) return block_of(rv, mim_def_op(e, 0)) == h; /* H's whole tuple */
+    if (mim_def_is_mut(e)) return false;
+    for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j)
+        if (uses_float_of(rv, mim_def_op(e, j), h, seen)) return true;
+    return false;
+}
+
+/* The reverses of the counted loop B's iterations commute, so the backward
+ * sweep may run them in the forward order (counter from s0 up to the exit's
+ * counter: LLVM vectorizes that loop without reversing its vectors): f
+ * does not write memory (each reverse only adds into shadows and into
+ * accumulators), H's parameters are memory, I64 or floats, and each float
+ * t of H reaches B's jump back only as its own argument, alone or plus a
+ * term not depending on H's floats (t ↦ t or t + e): the adjoint of t is
+ * then the same in every iteration, and so is everything B's reverse
+ * computes from it. (Sums into one cell or accumulator are made in the
+ * other order: the same gradient up to rounding.) */
+static bool lr_up(Rev *rv, long b) {
+    MimWorld *w = rv->w;
+    if (rv->vm) return false;
+    long h = rv->lr_h[b];
+    MimDef *DH = dom_of(w, rv->blk.d[h]);
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b])), *g, *a;
+    if (!body || mim_def_node(body) != MIM_APP) return false;
+    target(rv, body, &g, &a);
+    size_t nh = arity(w, DH);
+    bool ok = true;
+    for (size_t i = 0; i < nh && ok; ++i) {
+        MimDef *T = comp_type(w, DH, i);
+        MimDef *ai = mim_resolve(w, mim_proj(w, a, nh, i));
+        MimPtrMap seen = {0};
+        if (!is_float(T)) {
+            ok = (is_mem(T) || is_i64(w, T)) && !uses_float_of(rv, ai, h, &seen);
+        } else if (ai != mim_resolve(w, leaf_key(rv, h, i))) {
+            MimDef *key = mim_resolve(w, leaf_key(rv, h, i)), *pr = ai ? mim_app_arg(ai) : NULL;
+            ok = ai && mim_def_node(ai) == MIM_APP && mim_app_axiom(ai) && mim_axiom_id(mim_app_axiom(ai)) == MIM_math_arith_add;
+            size_t o = 2;
+            for (size_t j = 0; ok && j < 2 && o == 2; ++j)
+                if (mim_resolve(w, mim_proj(w, pr, 2, j)) == key) o = j;
+            ok = ok && o < 2 && !uses_float_of(rv, mim_proj(w, pr, 2, 1 - o), h, &seen);
+        }
+        mim_ptrmap_free(&seen);
+    }
+    return ok;
+}
+
 /* The reverse of the counted loop with body b, entered at rv->bwd[b] with
  * the exit's record [s, B's slots…, id] (s the counter at the exit): the
  * entry loads the record once, bwd_lrh (S, s, words…) runs B's reverse for
- * s − 1 while s > s0, then pops the record. A first build of B's reverse
+ * s − 1 while s > s0, then pops the record (when the iterations' reverses
+ * commute, lr_up: bwd_lrh (S, u, s, words…) for u from s0 while u < s). A first build of B's reverse
  * finds the slots (the values it reads from enclosing blocks), the second
  * takes them from bwd_lrh's parameters. 1: built; 0: an error; −1: B's
  * reverse reads a value of H or B (it varies per iteration: B keeps its
@@ -1469,17 +1530,21 @@ static int build_lr_bwd(Rev *rv, long b) {
     long h = rv->lr_h[b];
     MimDef *B = rv->blk.d[b];
     size_t ns = S_ACC + rv->accT.n;
-    MimDef *hd[2] = {rv->BS, rv->I64};
-    MimDef *probe = named(w, mim_cn(w, mim_sigma(w, hd, 2)), "bwd_lrp_", B);
+    bool asc = lr_up(rv, b);
+    size_t lead = asc ? 2 : 1; /* the counter (and, upwards, the exit's counter) */
+    MimDef *hd[3] = {rv->BS, rv->I64, rv->I64};
+    MimDef *probe = named(w, mim_cn(w, mim_sigma(w, hd, lead + 1)), "bwd_lrp_", B);
     MimDef *pmore = named(w, mim_cn(w, rv->M), "bwd_lrq_", B);
     if (!probe || !pmore) return 0;
     rv->slots[b].n = 0;
     MimDef *pv = mim_var(w, probe);
-    MimDef *ps = mim_proj(w, pv, 2, 1);
-    if (!lr_body(rv, b, pmore, probe, mim_proj(w, pv, 2, 0), ps, NULL, 0)) return 0;
+    MimDef *ps = mim_proj(w, pv, lead + 1, 1);
+    MimDef *plim = asc ? mim_proj(w, pv, lead + 1, 2) : NULL;
+    MimDef *pS = mim_proj(w, pv, lead + 1, 0);
+    if (!lr_body(rv, b, pmore, probe, pS, ps, plim, NULL, 0)) return 0;
     MimDef *bound = rv->lr_bound[b];
     if (bound) { /* the bound's leaves become slots of the record */
-        MimDef *PS = mim_proj(w, pv, 2, 0);
+        MimDef *PS = mim_proj(w, pv, lead + 1, 0);
         Cl cb = {.rv = rv, .mode = CL_BWD, .b = b};
         cb.p = mim_proj(w, PS, ns, S_POS);
         cb.tp = mim_proj(w, PS, ns, S_TP);
@@ -1496,27 +1561,29 @@ static int build_lr_bwd(Rev *rv, long b) {
         if (block_leaf(rv, rv->slots[b].d[j], &x, &i) && (x == h || x == b)) return -1;
         if (vm_late(rv, rv->slots[b].d[j])) return -1; /* a value loaded per iteration */
     }
-    MimDef **hd2 = mim_xcalloc(n + 2, sizeof *hd2);
+    size_t nhd = n + lead + 1;
+    MimDef **hd2 = mim_xcalloc(nhd, sizeof *hd2);
     hd2[0] = rv->BS;
-    for (size_t j = 0; j <= n; ++j) hd2[j + 1] = rv->I64;
-    MimDef *head = named(w, mim_cn(w, mim_sigma(w, hd2, n + 2)), "bwd_lrh_", B);
+    for (size_t j = 1; j < nhd; ++j) hd2[j] = rv->I64;
+    MimDef *head = named(w, mim_cn(w, mim_sigma(w, hd2, nhd)), "bwd_lrh_", B);
     free(hd2);
     MimDef *more = named(w, mim_cn(w, rv->M), "bwd_lrb_", B);
     MimDef *done = named(w, mim_cn(w, rv->M), "bwd_lrd_", B);
     if (!head || !more || !done) return 0;
     MimDef *hv = mim_var(w, head);
-    MimDef *S = mim_proj(w, hv, n + 2, 0);
-    MimDef *s = mim_proj(w, hv, n + 2, 1);
+    MimDef *S = mim_proj(w, hv, nhd, 0);
+    MimDef *s = mim_proj(w, hv, nhd, 1);
+    MimDef *lim = asc ? mim_proj(w, hv, nhd, 2) : NULL;
     MimDef **rest = mim_xcalloc(n + 1, sizeof *rest);
     for (size_t j = 0; j < n; ++j) {
         MimDef *leaf = rv->slots[b].d[j];
         long x;
         size_t i;
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
-        rest[j] = mim_proj(w, hv, n + 2, j + 2);
+        rest[j] = mim_proj(w, hv, nhd, j + lead + 1);
         mim_ptrmap_put(&rv->lr_over, leaf, from_word(rv, rest[j], T));
     }
-    bool ok = lr_body(rv, b, more, head, S, s, rest, n);
+    bool ok = lr_body(rv, b, more, head, S, s, lim, rest, n);
     free(rest);
     if (!ok) return 0;
     if (rv->slots[b].n != n) { /* the second build read no other leaf: they all map to parameters */
@@ -1528,14 +1595,14 @@ static int build_lr_bwd(Rev *rv, long b) {
     size_t nf = 0;
     for (size_t j = 0; j < n; ++j) nf += !(up && mim_ptrmap_has(up, rv->slots[b].d[j]));
     MimDef *p = mim_proj(w, S, ns, S_POS);
-    MimDef **ops = mim_xcalloc(ns + n + 2, sizeof *ops);
+    MimDef **ops = mim_xcalloc(ns + nhd, sizeof *ops);
     for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
     ops[S_POS] = iop(w, MIM_core_wrap_sub, p, i64(rv, nf + cw));
     ops[S_M] = mim_var(w, done);
     MimDef *popped = mim_tuple(w, ops, ns);
     MimDef *nx = next_of(rv, b);
     if (!nx || !set_body(w, done, mim_app(w, nx, popped))) goto fail;
-    MimDef *cond = icmp(w, MIM_core_icmp_sg, s, rv->lr_s0[b]);
+    MimDef *cond = asc ? icmp(w, MIM_core_icmp_sl, s, lim) : icmp(w, MIM_core_icmp_sg, s, rv->lr_s0[b]);
     MimDef *br[2] = {done, more};
     MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), cond);
     if (!set_body(w, head, mim_app(w, sel, mim_proj(w, S, ns, S_M)))) goto fail;
@@ -1550,12 +1617,12 @@ static int build_lr_bwd(Rev *rv, long b) {
     for (size_t j = 0; j < n; ++j) {
         uintptr_t o = up ? (uintptr_t)mim_ptrmap_get(up, rv->slots[b].d[j]) : 0;
         MimDef *at = o ? iop(w, MIM_core_wrap_add, end, i64(rv, o - 1)) : iop(w, MIM_core_wrap_sub, ep, i64(rv, ++jf));
-        ops[j + 2] = tape_load(rv, em, etp, at);
+        ops[j + lead + 1] = tape_load(rv, em, etp, at);
         MimDef *leaf = rv->slots[b].d[j];
         long x;
         size_t i;
         MimDef *T = block_leaf(rv, leaf, &x, &i) ? comp_type(w, dom_of(w, rv->blk.d[x]), i) : mim_def_type(leaf);
-        mim_ptrmap_put(&ce.map, leaf, from_word(rv, ops[j + 2], T));
+        mim_ptrmap_put(&ce.map, leaf, from_word(rv, ops[j + lead + 1], T));
     }
     if (bound) { /* the counter at the exit: max(s0, bound) */
         MimDef *bv = cl(&ce, bound);
@@ -1571,7 +1638,8 @@ static int build_lr_bwd(Rev *rv, long b) {
         ops[1] = tape_load(rv, em, etp, iop(w, MIM_core_wrap_sub, ep, i64(rv, nf + 1))); /* the counter, below the slots */
     }
     mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
-    bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, n + 2)));
+    if (asc) ops[2] = ops[1], ops[1] = rv->lr_s0[b]; /* from s0 up to the exit's counter */
+    bool built = set_body(w, rv->bwd[b], mim_app(w, head, mim_tuple(w, ops, nhd)));
     free(ops);
     if (up) { /* the record pushed at the loop's exit: the other slots */
         size_t k = 0;
