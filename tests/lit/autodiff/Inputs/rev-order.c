@@ -31,21 +31,7 @@ static double ab_c(const double *a, long n, double *g) {
     return t * t;
 }
 
-typedef double Rev(double *, double *, long);
-typedef double Val(double *, long);
-typedef double Ref(const double *, long, double *);
-
-static void run(const char *name, Rev *rv, Val *vf, Ref *ref, long n) {
-    long len = n + 1;
-    double *a = vec_base(len, 0.3, 0.2, 0.1), *v = vec(len, 1.0, 0.7);
-    double *g = calloc((size_t)(len + 1), sizeof *g), *want = calloc((size_t)(len + 1), sizeof *want);
-    double r = rv(a, g, n), f = ref(a, n, want), h = 1e-6;
-    double *ap = moved(a, v, h, len), *am = moved(a, v, -h, len);
-    double fd = (vf(ap, n) - vf(am, n)) / (2 * h);
-    if (rel(r, f) > 1e-9 || rel(vf(a, n), f) > 1e-9) printf("FAIL %s %ld: value %.17g, plain %.17g, C %.17g\n", name, n, r, vf(a, n), f);
-    else check_grad(name, len, g, want, v, fd);
-    free(a), free(v), free(g), free(want), free(ap), free(am);
-}
+static void run(const char *name, Rev *rv, Val *vf, Ref *ref, long n) { check_array_case(name, rv, vf, ref, n, n + 1); }
 
 int main(void) {
     long ns[] = {0, 1, 3, 300};
