@@ -19,6 +19,7 @@
 typedef struct Consumer {
     MimDef *mut;
     struct Consumer *next;
+    uint32_t gen; /* mut's record's gen when added: stale once it differs */
 } Consumer;
 
 /* Records, their sets and consumer entries live in the World's check arena,
@@ -33,6 +34,8 @@ struct MimFreeVars {
     bool valid, on_stack;
     uint32_t index, low; /* Tarjan numbering while computing; 0 = unvisited */
     Consumer *consumers; /* mutables computed through this one, latest first */
+    uint32_t gen;        /* bumped by each invalidation (Consumer.gen) */
+    uint32_t num_consumers, prune_at; /* entries; their number that prunes stale ones */
     /* While computing: the local vars (sorted), then the local muts, at
      * [at, at + num_lvars + num_lmuts) of the computation's pool (Tarjan). */
     size_t at;
@@ -112,6 +115,8 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
     r->valid = false;
+    r->gen++;
+    r->num_consumers = 0;
     set_release(w, r->vars, r->n); /* callers hold sets only until the next invalidation */
     r->vars = NULL;
     r->n = 0;
@@ -265,18 +270,50 @@ static bool recompute(Tarjan *t, MimDef *m) {
     return changed;
 }
 
-/* Stale duplicates would only cause harmless extra invalidations; a short
- * scan keeps the common case (recomputed consumers) from growing the list. */
+static bool consumer_stale(const Consumer *c) { return mim_mut_ext(c->mut)->fv->gen != c->gen; }
+
+/* Drops q's stale consumer entries: their mutables were invalidated since,
+ * and a recomputation added (or refreshed) an entry if it still needs one.
+ * Each mutable has at most one current entry (it is visited once per
+ * computation), so what remains is q's live consumers. */
+static void prune_consumers(MimWorld *w, MimFreeVars *q) {
+    Consumer **link = &q->consumers;
+    uint32_t n = 0;
+    while (*link) {
+        Consumer *c = *link;
+        if (consumer_stale(c)) {
+            *link = c->next;
+            c->next = w->fv_free_consumers;
+            w->fv_free_consumers = c;
+        } else {
+            link = &c->next;
+            ++n;
+        }
+    }
+    q->num_consumers = n;
+    q->prune_at = 2 * n > 32 ? 2 * n : 32; /* amortised: the list at most doubles in between */
+}
+
+/* A short scan keeps the common case (recomputed consumers) from growing the
+ * list; stale entries beyond it are pruned when the list has doubled, so a
+ * World mutated for long keeps lists in proportion to the live consumers. */
 static void add_consumer(MimWorld *w, MimFreeVars *q, MimDef *m) {
+    uint32_t gen = mim_mut_ext(m)->fv->gen;
     unsigned i = 0;
     for (Consumer *c = q->consumers; c && i < 16; c = c->next, ++i)
-        if (c->mut == m) return;
+        if (c->mut == m) {
+            c->gen = gen;
+            return;
+        }
+    if (q->num_consumers >= q->prune_at) prune_consumers(w, q);
     Consumer *c = w->fv_free_consumers;
     if (c) w->fv_free_consumers = c->next;
     else c = mim_arena_alloc_aligned(&w->check_arena, sizeof *c, sizeof(void *));
     c->mut = m;
+    c->gen = gen;
     c->next = q->consumers;
     q->consumers = c;
+    q->num_consumers++;
 }
 
 static void visit(Tarjan *t, MimDef *m) {

@@ -634,6 +634,39 @@ static void test_free_vars_recycled(void) {
     mim_world_free(w);
 }
 
+/* Many callers of one function, each reset and asked again many times: the
+ * function stays valid, so its consumer list must not gain an entry per
+ * recomputation of a caller (stale entries are pruned). */
+static void test_free_vars_consumers_pruned(void) {
+    enum { NC = 40, ROUNDS = 500 };
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w), *ff = mim_lit_bool(w, false);
+    MimDef *outer = mut_fun(w, nat, nat);
+    MimDef *y = mim_var(w, outer);
+    MimDef *f = mut_fun(w, nat, nat);
+    mim_lam_set(w, f, ff, y);
+    MimDef *callers[NC], *calls[NC];
+    for (size_t i = 0; i < NC; ++i) {
+        callers[i] = mut_fun(w, nat, nat);
+        calls[i] = mim_app(w, f, mim_var(w, callers[i]));
+    }
+    size_t after_warmup = 0;
+    for (unsigned round = 0; round < ROUNDS; ++round) {
+        for (size_t i = 0; i < NC; ++i) {
+            mim_lam_set(w, callers[i], ff, round % 2 ? calls[i] : mim_lit_nat(w, 1));
+            size_t n;
+            MimDef *const *vs = mim_mut_free_vars(w, callers[i], &n);
+            CHECK(round % 2 ? n == 1 && vs[0] == y : n == 0);
+        }
+        if (round == 5) after_warmup = w->check_arena.total;
+    }
+    /* f is still a consumer source: changing it reaches every caller. */
+    mim_lam_set(w, f, ff, mim_lit_nat(w, 2));
+    for (size_t i = 0; i < NC; ++i) CHECK(mim_is_closed(w, callers[i]));
+    CHECK(w->check_arena.total - after_warmup < 4096);
+    mim_world_free(w);
+}
+
 int main(void) {
     RUN(test_alpha_identity_fast);
     RUN(test_alpha_renaming_pi);
@@ -662,5 +695,6 @@ int main(void) {
     RUN(test_free_vars);
     RUN(test_free_vars_cycle);
     RUN(test_free_vars_recycled);
+    RUN(test_free_vars_consumers_pruned);
     return unit_summary();
 }
