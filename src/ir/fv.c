@@ -19,17 +19,23 @@
 typedef struct Consumer {
     MimDef *mut;
     struct Consumer *next;
+    uint32_t gen; /* mut's record's gen when added: stale once it differs */
 } Consumer;
 
-/* Records, their sets and consumer entries live in the World's check arena:
- * a set replaced by a recomputation stays there unused (a few words per
- * computation), which costs less than a heap block per set. */
+/* Records, their sets and consumer entries live in the World's check arena,
+ * which costs less than a heap block per set. A set dropped by an
+ * invalidation or replaced by a recomputation, and the consumer entries of
+ * an invalidated record, go to free lists of the World and are reused: a
+ * World mutated for long (a compiler embedding libmim) keeps memory in
+ * proportion to its live sets, not to the number of invalidations. */
 struct MimFreeVars {
     MimDef **vars; /* sorted by gid, in the check arena */
     size_t n;
     bool valid, on_stack;
     uint32_t index, low; /* Tarjan numbering while computing; 0 = unvisited */
     Consumer *consumers; /* mutables computed through this one, latest first */
+    uint32_t gen;        /* bumped by each invalidation (Consumer.gen) */
+    uint32_t num_consumers, prune_at; /* entries; their number that prunes stale ones */
     /* While computing: the local vars (sorted), then the local muts, at
      * [at, at + num_lvars + num_lmuts) of the computation's pool (Tarjan). */
     size_t at;
@@ -53,7 +59,49 @@ static MimFreeVars *record(MimWorld *w, MimDef *mut) {
     return r;
 }
 
-void mim_fv_world_fini(MimWorld *w) { w->fv_records = NULL; /* all in the check arena */ }
+void mim_fv_world_fini(MimWorld *w) {
+    /* all in the check arena */
+    w->fv_records = NULL;
+    memset(w->fv_free_sets, 0, sizeof w->fv_free_sets);
+    w->fv_free_consumers = NULL;
+}
+
+/* ---- recycled sets and consumer entries ---------------------------------- */
+
+/* The size class of a set of n > 0 variables and its capacity: exact up to
+ * 16 (most sets), the next power of two beyond, so that a recycled block
+ * fits every set of its class. */
+static size_t set_class(size_t n, size_t *cap) {
+    if (n <= 16) {
+        *cap = n;
+        return n - 1;
+    }
+    unsigned k = 5;
+    while (((size_t)1 << k) < n) ++k;
+    *cap = (size_t)1 << k;
+    assert(16 + k - 5 < MIM_FV_SET_CLASSES);
+    return 16 + k - 5;
+}
+
+/* Room for a set of n > 0 variables: a recycled block of its class or a new
+ * one from the check arena. */
+static MimDef **set_alloc(MimWorld *w, size_t n) {
+    size_t cap, c = set_class(n, &cap);
+    void *p = w->fv_free_sets[c];
+    if (p) {
+        memcpy(&w->fv_free_sets[c], p, sizeof p); /* the block's first word links the list */
+        return p;
+    }
+    return mim_arena_alloc_aligned(&w->check_arena, cap * sizeof(MimDef *), sizeof(MimDef *));
+}
+
+/* Gives a set of n variables (none if n is 0) back for reuse. */
+static void set_release(MimWorld *w, MimDef **vars, size_t n) {
+    if (!n) return;
+    size_t cap, c = set_class(n, &cap);
+    memcpy(vars, &w->fv_free_sets[c], sizeof(void *));
+    w->fv_free_sets[c] = vars;
+}
 
 /* ---- invalidation -------------------------------------------------------- */
 
@@ -67,12 +115,22 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     MimFreeVars *r = mim_mut_ext(mut)->fv;
     if (!r || !r->valid) return; /* invariant: valid consumers only of valid records */
     r->valid = false;
+    r->gen++;
+    r->num_consumers = 0;
+    set_release(w, r->vars, r->n); /* callers hold sets only until the next invalidation */
     r->vars = NULL;
     r->n = 0;
     /* Detach the consumer list first: the recursion may re-enter cycles. */
     Consumer *cons = r->consumers;
     r->consumers = NULL;
-    for (; cons; cons = cons->next) mim_fv_invalidate(w, cons->mut);
+    while (cons) {
+        Consumer *next = cons->next;
+        MimDef *m = cons->mut;
+        cons->next = w->fv_free_consumers;
+        w->fv_free_consumers = cons;
+        mim_fv_invalidate(w, m);
+        cons = next;
+    }
 }
 
 /* ---- sorted Var sets ------------------------------------------------------ */
@@ -202,7 +260,9 @@ static bool recompute(Tarjan *t, MimDef *m) {
     }
     bool changed = acc.len != r->n || (acc.len && memcmp(acc.data, r->vars, acc.len * sizeof *acc.data));
     if (changed) {
-        r->vars = acc.len ? mim_arena_alloc(&t->w->check_arena, acc.len * sizeof *acc.data) : NULL;
+        /* no one holds r's old set: its component is being computed */
+        set_release(t->w, r->vars, r->n);
+        r->vars = acc.len ? set_alloc(t->w, acc.len) : NULL;
         if (acc.len) memcpy(r->vars, acc.data, acc.len * sizeof *acc.data);
         r->n = acc.len;
     }
@@ -210,16 +270,50 @@ static bool recompute(Tarjan *t, MimDef *m) {
     return changed;
 }
 
-/* Stale duplicates would only cause harmless extra invalidations; a short
- * scan keeps the common case (recomputed consumers) from growing the list. */
+static bool consumer_stale(const Consumer *c) { return mim_mut_ext(c->mut)->fv->gen != c->gen; }
+
+/* Drops q's stale consumer entries: their mutables were invalidated since,
+ * and a recomputation added (or refreshed) an entry if it still needs one.
+ * Each mutable has at most one current entry (it is visited once per
+ * computation), so what remains is q's live consumers. */
+static void prune_consumers(MimWorld *w, MimFreeVars *q) {
+    Consumer **link = &q->consumers;
+    uint32_t n = 0;
+    while (*link) {
+        Consumer *c = *link;
+        if (consumer_stale(c)) {
+            *link = c->next;
+            c->next = w->fv_free_consumers;
+            w->fv_free_consumers = c;
+        } else {
+            link = &c->next;
+            ++n;
+        }
+    }
+    q->num_consumers = n;
+    q->prune_at = 2 * n > 32 ? 2 * n : 32; /* amortised: the list at most doubles in between */
+}
+
+/* A short scan keeps the common case (recomputed consumers) from growing the
+ * list; stale entries beyond it are pruned when the list has doubled, so a
+ * World mutated for long keeps lists in proportion to the live consumers. */
 static void add_consumer(MimWorld *w, MimFreeVars *q, MimDef *m) {
+    uint32_t gen = mim_mut_ext(m)->fv->gen;
     unsigned i = 0;
     for (Consumer *c = q->consumers; c && i < 16; c = c->next, ++i)
-        if (c->mut == m) return;
-    Consumer *c = mim_arena_alloc(&w->check_arena, sizeof *c);
+        if (c->mut == m) {
+            c->gen = gen;
+            return;
+        }
+    if (q->num_consumers >= q->prune_at) prune_consumers(w, q);
+    Consumer *c = w->fv_free_consumers;
+    if (c) w->fv_free_consumers = c->next;
+    else c = mim_arena_alloc_aligned(&w->check_arena, sizeof *c, sizeof(void *));
     c->mut = m;
+    c->gen = gen;
     c->next = q->consumers;
     q->consumers = c;
+    q->num_consumers++;
 }
 
 static void visit(Tarjan *t, MimDef *m) {

@@ -24,6 +24,10 @@
 #define MIM_TABLE_ADDR_BITS 48
 #define MIM_TABLE_TAG_MASK (~UINT64_C(0) << MIM_TABLE_ADDR_BITS)
 
+/* Size classes of recycled free-variable sets (fv.c: set_class): one per
+ * size up to 16, then one per power of two up to 2^32 variables. */
+#define MIM_FV_SET_CLASSES 45
+
 typedef struct MimHashSet {
     uint64_t *slots;
     size_t cap, len;
@@ -143,6 +147,12 @@ struct MimWorld {
     MimPtrMap reduce_gen;     /* binder -> generation, bumped on invalidation */
     MimFreeVars *fv_records;  /* all free-variable records (fv.c), for freeing */
     uint32_t fv_counter;      /* Tarjan DFS numbering (fv.c) */
+    /* Free-variable sets and consumer entries given back by invalidations
+     * and recomputations, for reuse (fv.c): a World mutated for long would
+     * otherwise keep every replaced set in the check arena. Singly linked
+     * through their first word; sets by size class (fv.c: set_class). */
+    void *fv_free_sets[MIM_FV_SET_CLASSES];
+    void *fv_free_consumers;
     uint32_t beta_depth;      /* nesting of β-reductions in progress (subst.c) */
     MimPairMap beta_active;   /* (lam, arg) of the β-reductions in progress (removed when done) */
     uintptr_t beta_stack_base; /* stack position of the outermost β-reduction */

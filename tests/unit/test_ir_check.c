@@ -2,6 +2,7 @@
  * inference mode), holes, assignability, substitution, β-reduction, the
  * reduce cache and free variables (semantics.md §6–§10). */
 #include "ir/check.h"
+#include "ir/world_impl.h" /* check_arena.total */
 #include "mim/world.h"
 #include "unit.h"
 
@@ -597,6 +598,75 @@ static void test_free_vars_cycle(void) {
     mim_world_free(w);
 }
 
+/* A World mutated for long: resetting a function's body many times, with
+ * its free variables and those of a caller (a consumer) asked for after
+ * each change, must not grow the check arena with every invalidation: the
+ * dropped sets and consumer entries are reused (issue 27). */
+static void test_free_vars_recycled(void) {
+    enum { NV = 20, ROUNDS = 2000 };
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w), *arr = mim_arr(w, mim_lit_nat(w, NV), nat);
+    MimDef *ff = mim_lit_bool(w, false);
+    MimDef *ys[NV], *rev[NV];
+    for (size_t i = 0; i < NV; ++i) {
+        MimDef *binder = mut_fun(w, nat, nat);
+        ys[i] = mim_var(w, binder);
+    }
+    for (size_t i = 0; i < NV; ++i) rev[i] = i + 1 < NV ? ys[i] : mim_lit_nat(w, 0);
+    MimDef *all = mim_tuple(w, ys, NV), *most = mim_tuple(w, rev, NV);
+    MimDef *f = mut_fun(w, nat, arr), *h = mut_fun(w, nat, arr);
+    MimDef *call = mim_app(w, f, mim_var(w, h));
+    mim_lam_set(w, h, ff, call);
+    size_t after_warmup = 0;
+    for (unsigned round = 0; round < ROUNDS; ++round) {
+        if (round % 3 == 2) mim_mut_unset(w, f);
+        else mim_lam_set(w, f, ff, round % 2 ? most : all);
+        size_t n, expected = round % 3 == 2 ? 0 : round % 2 ? NV - 1 : NV;
+        MimDef *const *vs = mim_mut_free_vars(w, f, &n);
+        CHECK(n == expected && (!n || vs[0] == ys[0]));
+        vs = mim_mut_free_vars(w, h, &n);
+        CHECK(n == expected && (!n || vs[n - 1] == ys[n - 1]));
+        CHECK(mim_has_free_var(w, call, ys[0]) == (expected != 0));
+        if (round == 5) after_warmup = w->check_arena.total;
+    }
+    /* Without reuse the arena grew by a set of ~NV pointers per change (~200 KB). */
+    CHECK(w->check_arena.total - after_warmup < 1024);
+    mim_world_free(w);
+}
+
+/* Many callers of one function, each reset and asked again many times: the
+ * function stays valid, so its consumer list must not gain an entry per
+ * recomputation of a caller (stale entries are pruned). */
+static void test_free_vars_consumers_pruned(void) {
+    enum { NC = 40, ROUNDS = 500 };
+    MimWorld *w = mim_world_new();
+    MimDef *nat = mim_nat(w), *ff = mim_lit_bool(w, false);
+    MimDef *outer = mut_fun(w, nat, nat);
+    MimDef *y = mim_var(w, outer);
+    MimDef *f = mut_fun(w, nat, nat);
+    mim_lam_set(w, f, ff, y);
+    MimDef *callers[NC], *calls[NC];
+    for (size_t i = 0; i < NC; ++i) {
+        callers[i] = mut_fun(w, nat, nat);
+        calls[i] = mim_app(w, f, mim_var(w, callers[i]));
+    }
+    size_t after_warmup = 0;
+    for (unsigned round = 0; round < ROUNDS; ++round) {
+        for (size_t i = 0; i < NC; ++i) {
+            mim_lam_set(w, callers[i], ff, round % 2 ? calls[i] : mim_lit_nat(w, 1));
+            size_t n;
+            MimDef *const *vs = mim_mut_free_vars(w, callers[i], &n);
+            CHECK(round % 2 ? n == 1 && vs[0] == y : n == 0);
+        }
+        if (round == 5) after_warmup = w->check_arena.total;
+    }
+    /* f is still a consumer source: changing it reaches every caller. */
+    mim_lam_set(w, f, ff, mim_lit_nat(w, 2));
+    for (size_t i = 0; i < NC; ++i) CHECK(mim_is_closed(w, callers[i]));
+    CHECK(w->check_arena.total - after_warmup < 4096);
+    mim_world_free(w);
+}
+
 int main(void) {
     RUN(test_alpha_identity_fast);
     RUN(test_alpha_renaming_pi);
@@ -624,5 +694,7 @@ int main(void) {
     RUN(test_reduce_cache);
     RUN(test_free_vars);
     RUN(test_free_vars_cycle);
+    RUN(test_free_vars_recycled);
+    RUN(test_free_vars_consumers_pruned);
     return unit_summary();
 }
