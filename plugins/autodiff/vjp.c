@@ -1329,23 +1329,32 @@ static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
 
 /* ---- counted loops ----------------------------------------------------------------------- */
 
-/* e uses a parameter of block h or b */
-static bool varies(Rev *rv, MimDef *e, long h, long b, MimPtrMap *seen) {
+/* e mentions a parameter of block h or b (b < 0: of h only) through any
+ * operand, the memory chain included; mutables are not entered. With
+ * floats_only, a single parameter counts only if it is a float (a use of
+ * the block's whole parameter tuple always counts). */
+static bool mentions_param(Rev *rv, MimDef *e, long h, long b, bool floats_only, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     e = mim_resolve(w, e);
     if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
     mim_ptrmap_put(seen, e, e);
     long x;
     size_t i;
-    if (block_leaf(rv, e, &x, &i)) return x == h || x == b;
+    if (block_leaf(rv, e, &x, &i))
+        return (x == h || (b >= 0 && x == b)) && (!floats_only || is_float(comp_type(w, dom_of(w, rv->blk.d[x]), i)));
     if (mim_def_node(e) == MIM_VAR) {
-        long y = block_of(rv, mim_def_op(e, 0));
-        return y == h || y == b;
+        long y = block_of(rv, mim_def_op(e, 0)); /* -1: not a block */
+        return y == h || (b >= 0 && y == b);
     }
     if (mim_def_is_mut(e)) return false;
     for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j)
-        if (varies(rv, mim_def_op(e, j), h, b, seen)) return true;
+        if (mentions_param(rv, mim_def_op(e, j), h, b, floats_only, seen)) return true;
     return false;
+}
+
+/* e uses a parameter of block h or b */
+static bool varies(Rev *rv, MimDef *e, long h, long b, MimPtrMap *seen) {
+    return mentions_param(rv, e, h, b, false, seen);
 }
 
 /* Block b (B) is the body of a counted loop: B's parameters are memory
@@ -1460,21 +1469,9 @@ static bool lr_body(Rev *rv, long b, MimDef *more, MimDef *head, MimDef *S, MimD
     return ok;
 }
 
-/* e mentions a float parameter of block h (through any operand, the memory
- * chain included; mutables are not entered) */
+/* e mentions a float parameter of block h (or h's whole parameter tuple) */
 static bool uses_float_of(Rev *rv, MimDef *e, long h, MimPtrMap *seen) {
-    MimWorld *w = rv->w;
-    e = mim_resolve(w, e);
-    if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
-    mim_ptrmap_put(seen, e, e);
-    long x;
-    size_t i;
-    if (block_leaf(rv, e, &x, &i)) return x == h && is_float(comp_type(w, dom_of(w, rv->blk.d[x]), i));
-    if (mim_def_node(e) == MIM_VAR) return block_of(rv, mim_def_op(e, 0)) == h; /* H's whole tuple */
-    if (mim_def_is_mut(e)) return false;
-    for (size_t j = 0, n = mim_def_num_ops(e); j < n; ++j)
-        if (uses_float_of(rv, mim_def_op(e, j), h, seen)) return true;
-    return false;
+    return mentions_param(rv, e, h, -1, true, seen);
 }
 
 /* The reverses of the counted loop B's iterations commute, so the backward
