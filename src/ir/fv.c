@@ -103,6 +103,20 @@ static void set_release(MimWorld *w, MimDef **vars, size_t n) {
     w->fv_free_sets[c] = vars;
 }
 
+/* A consumer entry: a recycled one or a new one from the check arena. */
+static Consumer *consumer_alloc(MimWorld *w) {
+    Consumer *c = w->fv_free_consumers;
+    if (c) w->fv_free_consumers = c->next;
+    else c = mim_arena_alloc_aligned(&w->check_arena, sizeof *c, sizeof(void *));
+    return c;
+}
+
+/* Gives a consumer entry back for reuse. */
+static void consumer_release(MimWorld *w, Consumer *c) {
+    c->next = w->fv_free_consumers;
+    w->fv_free_consumers = c;
+}
+
 /* ---- invalidation -------------------------------------------------------- */
 
 void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
@@ -126,8 +140,7 @@ void mim_fv_invalidate(MimWorld *w, MimDef *mut) {
     while (cons) {
         Consumer *next = cons->next;
         MimDef *m = cons->mut;
-        cons->next = w->fv_free_consumers;
-        w->fv_free_consumers = cons;
+        consumer_release(w, cons);
         mim_fv_invalidate(w, m);
         cons = next;
     }
@@ -283,8 +296,7 @@ static void prune_consumers(MimWorld *w, MimFreeVars *q) {
         Consumer *c = *link;
         if (consumer_stale(c)) {
             *link = c->next;
-            c->next = w->fv_free_consumers;
-            w->fv_free_consumers = c;
+            consumer_release(w, c);
         } else {
             link = &c->next;
             ++n;
@@ -306,9 +318,7 @@ static void add_consumer(MimWorld *w, MimFreeVars *q, MimDef *m) {
             return;
         }
     if (q->num_consumers >= q->prune_at) prune_consumers(w, q);
-    Consumer *c = w->fv_free_consumers;
-    if (c) w->fv_free_consumers = c->next;
-    else c = mim_arena_alloc_aligned(&w->check_arena, sizeof *c, sizeof(void *));
+    Consumer *c = consumer_alloc(w);
     c->mut = m;
     c->gen = gen;
     c->next = q->consumers;

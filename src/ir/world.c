@@ -144,6 +144,11 @@ static inline uint64_t *slot_of(MimWorld *w, MimNode node, const MimDef *type, u
     return slot_for(w, *hash, node, type, flags, ops, n);
 }
 
+/* d (of this hash) is the latest node met for its entry of w's cache. */
+static inline void recent_note(MimWorld *w, uint32_t hash, MimDef *d) {
+    w->recent[hash & (MIM_RECENT_SIZE - 1)] = (uint64_t)(uintptr_t)d | mim_table_tag(&w->table, hash);
+}
+
 MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
                   MimDef *const *ops, size_t n) {
     for (size_t i = 0; i < n; ++i)
@@ -170,7 +175,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     }
     uint64_t *slot = slot_for(w, hash, node, type, flags, ops, n);
     MimDef *found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
-    if (recent && found) *recent = (uint64_t)(uintptr_t)found | mim_table_tag(&w->table, hash);
+    if (recent && found) recent_note(w, hash, found);
     if (w->frozen) return found; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
     if (found) return found;
@@ -181,7 +186,7 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     d->dep = (uint8_t)mim_dep_compute(d);
     if (node == MIM_TYPE) d->u.ty.world = w;
     table_put(w, slot, d);
-    if (w->recent) w->recent[hash & (MIM_RECENT_SIZE - 1)] = (uint64_t)(uintptr_t)d | mim_table_tag(&w->table, hash);
+    if (w->recent) recent_note(w, hash, d);
     return d;
 }
 

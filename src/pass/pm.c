@@ -316,6 +316,9 @@ MimDef *mim_pass_rewrite(MimPass *p, MimDef *def) { return rewrite(p->pm, def); 
 
 /* ---- the traversal --------------------------------------------------------- */
 
+/* d may lead to a mutable: it is one or has free dependencies. */
+static inline bool may_reach_mut(const MimDef *d) { return d->is_mut || has_free_deps(d); }
+
 /* Push the mutables reachable from d without entering mutables. A node
  * without free dependencies reaches no mutable: it is passed over without
  * a record (most leaves: literals, types, axioms). */
@@ -325,17 +328,17 @@ static void push_reachable(MimPassMan *pm, MimDef *d) {
     mim_vec_push(&pm->s->walk, d);
     while (pm->s->walk.len) {
         MimDef *x = mim_res(pm->w, mim_vec_pop(&pm->s->walk));
-        if (!x || (!x->is_mut && !has_free_deps(x)) || !reach(pm, x, WALK_TRAVERSAL)) continue;
+        if (!x || !may_reach_mut(x) || !reach(pm, x, WALK_TRAVERSAL)) continue;
         if (x->is_mut) {
             mim_vec_push(&pm->s->stack, x);
             continue;
         }
         /* What the pop would pass over is not pushed (resolution keeps a
          * node without holes as it is). */
-        if (x->type && (x->type->is_mut || has_free_deps(x->type))) mim_vec_push(&pm->s->walk, x->type);
+        if (x->type && may_reach_mut(x->type)) mim_vec_push(&pm->s->walk, x->type);
         for (uint32_t i = 0; i < x->num_ops; ++i) {
             MimDef *op = x->ops[i];
-            if (op && (op->is_mut || has_free_deps(op))) mim_vec_push(&pm->s->walk, op);
+            if (op && may_reach_mut(op)) mim_vec_push(&pm->s->walk, op);
         }
     }
 }
