@@ -150,7 +150,9 @@ static MimDef *vm_shadow(struct Cl *c, MimDef *old);
 static MimDef *vm_tape_late(struct Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *pos);
 static bool vm_late(Rev *rv, MimDef *key);
 static bool vm_taped(Rev *rv, MimDef *ld);
-static bool vm_adj_load(struct Adj *ad, MimDef *ld);
+static bool vm_adj_load(struct Adj *ad, MimDef *ld, MimDef *v, bool *taken);
+static bool vm_seed_cross(struct Adj *ad, long b);
+static void vm_note_fwd(struct Cl *c, MimDef *old, MimDef *res);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
 static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen);
@@ -506,6 +508,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
         free(ops);
     }
     if (res) mim_ptrmap_put(&c->map, old, res);
+    if (res && rv->vm) vm_note_fwd(c, old, res);
     return res;
 }
 
@@ -981,7 +984,8 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
         uint64_t k;
         if (mim_match(ld, MIM_mem_load) && mim_def_lit(mim_def_op(old, 1), &k) && k == 1) old = ld;
     }
-    if (mim_match(old, MIM_mem_load) && !vm_adj_load(ad, old)) return false;
+    bool taken = false; /* a load of another block: its adjoint waits in an accumulator (vm_adj_load) */
+    if (mim_match(old, MIM_mem_load) && (!vm_adj_load(ad, old, v, &taken) || taken)) return !rv->failed;
     MimDef *prev = mim_ptrmap_get(&ad->adj, old);
     mim_ptrmap_put(&ad->adj, old, vadd(w, prev, v));
     return true;
@@ -1262,7 +1266,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         fail(rv, g, "the call");
         goto out;
     }
-    if (!propagate(&ad, a)) goto out;
+    if (!vm_seed_cross(&ad, b) || !propagate(&ad, a)) goto out;
     {
         MimDef *end;
         if (b == 0) {
@@ -2467,6 +2471,13 @@ typedef struct VjpMem {
     MimPtrMap freed; /* allocation ↦ itself if f frees it */
     MimPtrMap chain, cand; /* memory operation ↦ its block + 1 (vm_place) */
     uint64_t *dirty;       /* per block: the buffers (vm_class) stores may write after it starts */
+    /* taped loads whose value another block uses (vm_cross), in block
+     * order; a float one has an accumulator (rv->acc) for the adjoint the
+     * other blocks' reverses collect, which its own block's reverse adds
+     * into the shadow (vm_seed_cross) */
+    Vec xlds;
+    MimPtrMap xld;   /* such a load ↦ itself */
+    MimPtrMap fwdld; /* such a load of a block ≥ 1 ↦ its node in that block's forward (vm_note_fwd) */
 } VjpMem;
 
 static bool is_alloc(MimDef *d) {
@@ -2611,7 +2622,13 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         return true;
     }
     if (ld && o > 0 && !vm_taped(rv, old)) return false; /* nothing writes its buffer after it: recomputed */
-    if (o != c->b) {
+    bool cross = ld && o > 0 && mim_ptrmap_has(&vm->xld, old);
+    if (cross && c->mode == CL_FWD && o != c->b) { /* the value its own block loaded */
+        *res = mim_ptrmap_get(&vm->fwdld, old);
+        if (!*res) fail(rv, old, "the loaded value used before its block");
+        return true;
+    }
+    if (o != c->b && !cross) {
         fail(rv, old, "the memory operation of another block (pass loaded values as block arguments)");
         return true;
     }
@@ -2663,13 +2680,75 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
 }
 
 /* a seeded load: in a function that writes, only the block that loads may
- * add its adjoint (a later block's reverse runs before the reverse of a
- * store between the two), unless no store may write its buffer after it */
-static bool vm_adj_load(Adj *ad, MimDef *ld) {
+ * add its adjoint into the shadow (a later block's reverse runs before the
+ * reverse of a store between the two), unless no store may write its
+ * buffer after it; another block adds v to the load's accumulator instead
+ * (*taken), which the loading block's reverse takes over (vm_seed_cross) */
+static bool vm_adj_load(Adj *ad, MimDef *ld, MimDef *v, bool *taken) {
     Rev *rv = ad->c->rv;
     long o = vm_owner(rv, ld);
     if (!rv->vm || !rv->vm->write || o == ad->c->b || (o >= 0 && !vm_taped(rv, ld))) return true;
+    long j = acc_of(rv, ld);
+    if (j >= 0 && is_float(mim_def_type(v))) {
+        ad->acc[j] = fadd(rv->w, ad->acc[j], v);
+        *taken = true;
+        return true;
+    }
     return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
+}
+
+/* block b's reverse: the adjoints of b's loads that other blocks' reverses
+ * collected (vm_adj_load) join the loads' own, before the propagation
+ * adds them into the shadows (every load b owns is on b's memory chain,
+ * so the propagation from b's jump reaches it) */
+static bool vm_seed_cross(Adj *ad, long b) {
+    Rev *rv = ad->c->rv;
+    VjpMem *vm = rv->vm;
+    for (size_t k = 0; vm && k < vm->xlds.n; ++k) {
+        MimDef *ld = vm->xlds.d[k];
+        long j = acc_of(rv, ld);
+        if (j < 0 || vm_owner(rv, ld) != b || !ad->acc[j]) continue;
+        MimDef *s = ad->acc[j];
+        ad->acc[j] = NULL;
+        if (!adj_add(ad, mim_proj(rv->w, ld, 2, 1), s)) return false;
+    }
+    return true;
+}
+
+/* the forward node of a load other blocks use, built by its own block's
+ * forward (those blocks are nested in it and built after it) */
+static void vm_note_fwd(Cl *c, MimDef *old, MimDef *res) {
+    VjpMem *vm = c->rv->vm;
+    if (c->mode != CL_FWD || c == &vm->c0 || !mim_ptrmap_has(&vm->xld, old) || vm_owner(c->rv, old) != c->b) return;
+    if (!mim_ptrmap_has(&vm->fwdld, old)) mim_ptrmap_put(&vm->fwdld, old, res);
+}
+
+/* The taped loads whose value another block uses (vm->xlds): that
+ * block's record holds the value (a late slot, as for the loading
+ * block), and a float's adjoint waits in an accumulator for the loading
+ * block's reverse, which then has one even if it had nothing else to do. */
+static void vm_cross(Rev *rv, VjpMem *vm) {
+    MimWorld *w = rv->w;
+    for (size_t y = 0; y < rv->blk.n; ++y) {
+        MimPtrMap seen = {0};
+        Vec order = {0};
+        topo(rv, mim_lam_body(rv->blk.d[y]), &seen, &order);
+        for (size_t k = 0; k < order.n; ++k) {
+            MimDef *ld = order.d[k];
+            long o = mim_match(ld, MIM_mem_load) ? vm_owner(rv, ld) : -1;
+            if (o < 0 || o == (long)y || mim_ptrmap_has(&vm->xld, ld) || !vm_taped(rv, ld)) continue;
+            MimDef *T = comp_type(w, mim_def_type(ld), 1);
+            if (!is_float(T) && !wordable(rv, T)) continue; /* (aggregates stay the located error) */
+            vpush(&vm->xlds, ld);
+            mim_ptrmap_put(&vm->xld, ld, ld);
+            if (!is_float(T)) continue;
+            vpush(&rv->accT, T);
+            mim_ptrmap_put(&rv->acc, ld, (void *)(uintptr_t)rv->accT.n);
+            if (o > 0) rv->trivial[o] = false;
+        }
+        mim_ptrmap_free(&seen);
+        free(order.d);
+    }
 }
 
 /* the reverse of the store e of block c->b: v̄ += *p̄; *p̄ = 0 */
@@ -2972,6 +3051,7 @@ static bool vm_begin(Rev *rv) {
     }
     vm->c0 = (Cl){.rv = rv, .mode = CL_FWD, .b = 0, .mem = m};
     vm_dirty(rv, vm, &ops);
+    if (write) vm_cross(rv, vm);
     for (size_t i = 0; i < frees.n && ok; ++i) {
         MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
         if (!al) ok = fail(rv, frees.d[i], "the free of a buffer the function did not allocate in its first block") != NULL;
@@ -3019,6 +3099,7 @@ static void vm_drop(Rev *rv) {
     mim_ptrmap_free(&vm->c0.map), mim_ptrmap_free(&vm->c0.sh);
     mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
     free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
+    free(vm->xlds.d), mim_ptrmap_free(&vm->xld), mim_ptrmap_free(&vm->fwdld);
     free(vm);
     rv->vm = NULL;
 }

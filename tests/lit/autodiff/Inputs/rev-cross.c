@@ -1,0 +1,115 @@
+/* Harness of tests/lit/autodiff/rev-cross.mim: reverse-mode gradients of
+ * functions that use a loaded value in another block than the loading one
+ * while they write memory, into zeroed shadows, against hand-written
+ * reverses (rel. error < 1e-9) and central finite differences (< 1e-6).
+ * The functions overwrite their argument: each call gets a fresh copy
+ * (with one more element, which hdr reads at its loop's exit). */
+#include <string.h>
+
+#include "grad-check.h"
+
+double rhdr(double *, double *, long), vhdr(double *, long);
+double rrelu(double *, double *, long), vrelu(double *, long);
+double router(double *, double *, double *, double *, double *, double *, long, long);
+double vouter(double *, double *, double *, long, long);
+double rfirst(double *, double *), vfirst(double *);
+
+static double *fresh(const double *a, long n) {
+    double *c = calloc((size_t)(n + 1), sizeof *c);
+    memcpy(c, a, (size_t)n * sizeof *c);
+    return c;
+}
+/* rf and vf on a fresh copy of a */
+#define ON_COPY(name, f)                                                                                                \
+    static double r_##name(double *a, double *g, long n) {                                                              \
+        double *c = fresh(a, n), r = r##f(c, g, n);                                                                     \
+        free(c);                                                                                                        \
+        return r;                                                                                                       \
+    }                                                                                                                   \
+    static double v_##name(double *a, long n) {                                                                         \
+        double *c = fresh(a, n), r = v##f(c, n);                                                                        \
+        free(c);                                                                                                        \
+        return r;                                                                                                       \
+    }
+ON_COPY(hdr, hdr)
+ON_COPY(relu, relu)
+
+/* hdr: v = a_i; a_i ← v²; w = a_i; f += w·v; reverse: w̄ = v, v̄ = w, then
+ * the store: v̄ += 2v·w̄ */
+static double ref_hdr(const double *a, long n, double *g) {
+    double f = 0;
+    for (long i = 0; i < n; ++i) f += a[i] * a[i] * a[i];
+    for (long i = n - 1; i >= 0; --i) {
+        double v = a[i], w = v * v, wb = v, vb = w;
+        g[i] += vb + 2 * v * wb;
+    }
+    return f;
+}
+
+/* relu: t = v² or sin v, f = Σ t²; t̄ = 2t, v̄ = t̄·(2v or cos v) */
+static double ref_relu(const double *a, long n, double *g) {
+    double f = 0;
+    for (long i = 0; i < n; ++i) {
+        double v = a[i], t = v > 0 ? v * v : sin(v);
+        f += t * t;
+    }
+    for (long i = n - 1; i >= 0; --i) {
+        double v = a[i], t = v > 0 ? v * v : sin(v), tb = 2 * t;
+        g[i] += tb * (v > 0 ? 2 * v : cos(v));
+    }
+    return f;
+}
+
+/* outer: o = a bᵀ, f = Σ o²; ō = 2o, ā_i = Σ_j ō_ij b_j, b̄_j = Σ_i ō_ij a_i */
+static double ref_outer(const double *a, const double *b, long n, long m, double *ga, double *gb) {
+    double f = 0;
+    for (long i = n - 1; i >= 0; --i)
+        for (long j = m - 1; j >= 0; --j) {
+            double o = a[i] * b[j], ob = 2 * o;
+            f += o * o, ga[i] += ob * b[j], gb[j] += ob * a[i];
+        }
+    return f;
+}
+static double val_outer(const double *ab, long n, long m) {
+    double *c = fresh(ab, n + m), *o = calloc((size_t)(n * m + 1), sizeof *o);
+    double r = vouter(c, c + n, o, n, m);
+    free(c), free(o);
+    return r;
+}
+static void outer(long n, long m) {
+    long N = n + m;
+    double *ab = vec_base(N, 0.7, 0.3, 0.1), *v = vec(N, 1.0, 0.9), *g = calloc((size_t)N + 1, sizeof *g);
+    double *want = calloc((size_t)N + 1, sizeof *want), *o = calloc((size_t)(n * m + 1), sizeof *o);
+    double *dout = calloc((size_t)(n * m + 1), sizeof *dout), *c = fresh(ab, N), h = 1e-6;
+    double r = router(c, g, c + n, g + n, o, dout, n, m), f = ref_outer(ab, ab + n, n, m, want, want + n);
+    double *p = moved(ab, v, h, N), *q = moved(ab, v, -h, N);
+    double fd = (val_outer(p, n, m) - val_outer(q, n, m)) / (2 * h);
+    if (rel(r, f) > 1e-9 || rel(val_outer(ab, n, m), f) > 1e-9) printf("FAIL outer %ld: value %.17g vs %.17g\n", n, r, f);
+    else check_grad("outer", N, g, want, v, fd);
+    free(ab), free(v), free(g), free(want), free(o), free(dout), free(c), free(p), free(q);
+}
+
+/* first: x = a_0; a_0 ← 0.5; x² (x > 0) or x·a_1 */
+static void first(double x) {
+    double a[2] = {x, -1.3}, g[2] = {0, 0}, want[2], va[2] = {0.4, 0.9}, c[2], p[2], q[2], h = 1e-6;
+    memcpy(c, a, sizeof c);
+    double r = rfirst(c, g);
+    want[0] = x > 0 ? 2 * x : a[1], want[1] = x > 0 ? 0 : x;
+    for (int i = 0; i < 2; ++i) p[i] = a[i] + h * va[i], q[i] = a[i] - h * va[i];
+    memcpy(c, a, sizeof c);
+    if (rel(r, vfirst(c)) > 1e-12 || rel(r, x > 0 ? x * x : x * a[1]) > 1e-12) printf("FAIL first value %.17g\n", r);
+    double fp = vfirst(p), fq = vfirst(q);
+    check_grad("first", 2, g, want, va, (fp - fq) / (2 * h));
+}
+
+int main(void) {
+    long lens[] = {0, 1, 3, 300, 100000};
+    for (int i = 0; i < 5; ++i) {
+        check_array_case("hdr", r_hdr, v_hdr, ref_hdr, lens[i], lens[i]);
+        check_array_case("relu", r_relu, v_relu, ref_relu, lens[i], lens[i]);
+    }
+    long ns[] = {0, 1, 3, 3, 40, 300}, ms[] = {2, 1, 0, 4, 7, 300};
+    for (int i = 0; i < 6; ++i) outer(ns[i], ms[i]);
+    first(0.7), first(-0.4);
+    return 0;
+}
