@@ -153,6 +153,8 @@ static bool vm_taped(Rev *rv, MimDef *ld);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld, MimDef *v, bool *taken);
 static bool vm_seed_cross(struct Adj *ad, long b);
 static void vm_note_fwd(struct Cl *c, MimDef *old, MimDef *res);
+static MimDef *vm_fwd_block(struct Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *cap);
+static bool vm_free_loop(struct Cl *c, long b);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
 static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen);
@@ -162,6 +164,7 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
 static void vm_drop(Rev *rv);
 static bool vm_ptr_param(Rev *rv, long b, size_t i);
 static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
+static MimDef *ptr_root(Rev *rv, MimDef *p);
 static bool float_agg(MimWorld *w, MimDef *T);
 static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n);
 static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k);
@@ -496,7 +499,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
             }
             if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea && !vm_allows(rv, id) &&
                 mim_match_annex(old, mim_annex_base(id)))
-                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot in the first block, free, remem)");
+                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot, free, remem)");
             MimDef *g = mim_resolve(w, mim_app_callee(old));
             if (g && mim_def_node(g) == MIM_LAM && mim_def_is_mut(g))
                 return fail(rv, old, "the call in the middle of a block");
@@ -809,6 +812,7 @@ out:
 }
 
 static MimDef *then_block(Cl *c, void *ctx, MimDef *tp, MimDef *pos, MimDef *cap) {
+    if (c->rv->vm) return vm_fwd_block(c, ctx, tp, pos, cap); /* the shadows of B's allocations first */
     return fwd_term(c, mim_lam_body(ctx), tp, pos, cap);
 }
 
@@ -892,7 +896,7 @@ static bool build_fwd(Rev *rv, long b) {
         MimDef *m0 = mim_proj(w, S, 4, 0), *tp = mim_proj(w, S, 4, 1), *pos = mim_proj(w, S, 4, 2);
         MimDef *cap = mim_proj(w, S, 4, 3);
         Cl c = {.rv = rv, .mode = CL_FWD, .b = b, .mem = m0};
-        bool ok = set_body(w, fl, fwd_term(&c, mim_lam_body(B), tp, pos, cap));
+        bool ok = set_body(w, fl, then_block(&c, B, tp, pos, cap));
         mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
         return ok && !rv->failed;
     }
@@ -1266,7 +1270,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
         fail(rv, g, "the call");
         goto out;
     }
-    if (!vm_seed_cross(&ad, b) || !propagate(&ad, a)) goto out;
+    if (!vm_seed_cross(&ad, b) || !propagate(&ad, a) || !vm_free_loop(&c, b)) goto out;
     {
         MimDef *end;
         if (b == 0) {
@@ -2477,7 +2481,20 @@ typedef struct VjpMem {
      * into the shadow (vm_seed_cross) */
     Vec xlds;
     MimPtrMap xld;   /* such a load ↦ itself */
-    MimPtrMap fwdld; /* such a load of a block ≥ 1 ↦ its node in that block's forward (vm_note_fwd) */
+    MimPtrMap fwdld; /* such a load of a block ≥ 1 (or an allocation in lallocs) ↦ its node in that block's forward (vm_note_fwd) */
+    /* allocations of blocks ≥ 1 (in loops): the block's forward callocs
+     * a shadow (vm_fwd_block, continuation lconts[i]); the primal and
+     * shadow pointers are late slots of the records of the blocks whose
+     * reverse uses them (the shadow's key: the allocation itself), and the
+     * block's reverse frees the shadow, and the primal if f frees it
+     * (vm_free_loop) */
+    Vec lallocs, lconts;
+    MimPtrMap lsh; /* such an allocation ↦ its shadow pointer in the forward sweep */
+    /* frees of argument buffers (vm_arg_free) ↦ themselves: they run where
+     * f has them, in the forward sweep, and count as writes of the
+     * arguments' buffers (vm_dirty), so the loads they may follow are
+     * taped: the backward sweep does not read freed memory */
+    MimPtrMap afree;
 } VjpMem;
 
 static bool is_alloc(MimDef *d) {
@@ -2489,6 +2506,9 @@ static bool vm_allows(Rev *rv, uint64_t id) {
     return rv->vm && (id == MIM_mem_store || id == MIM_mem_free || id == MIM_mem_malloc || id == MIM_mem_alloc ||
                       id == MIM_mem_slot);
 }
+
+/* d is an allocation of a block ≥ 1 (VjpMem.lallocs) */
+static bool vm_lalloc(Rev *rv, MimDef *d) { return rv->vm && d && mim_ptrmap_has(&rv->vm->lsh, d); }
 
 /* the block that executes the memory operation d (see vm_place), or −1 */
 static long vm_owner(Rev *rv, MimDef *d) {
@@ -2553,16 +2573,17 @@ static MimDef *vm_alloc_of(Rev *rv, MimDef *ptr) {
     uint64_t k;
     if (!rv->vm || !ptr || mim_def_node(ptr) != MIM_EXTRACT || !mim_def_lit(mim_def_op(ptr, 1), &k) || k != 1) return NULL;
     MimDef *a = mim_resolve(w, mim_def_op(ptr, 0));
-    return a && mim_ptrmap_has(&rv->vm->sh, a) ? a : NULL;
+    return a && (mim_ptrmap_has(&rv->vm->sh, a) || vm_lalloc(rv, a)) ? a : NULL;
 }
 
 /* a late slot's key: the value of a load (`load#1`), or a component of it
  * (an aggregate is taped word by word) */
 static bool vm_late(Rev *rv, MimDef *key) {
-    if (!rv->vm || !rv->vm->write) return false;
+    if (!rv->vm) return false;
+    if (vm_lalloc(rv, key)) return true; /* the shadow of an allocation in a loop */
     while (key && mim_def_node(key) == MIM_EXTRACT) {
         MimDef *t = mim_resolve(rv->w, mim_def_op(key, 0));
-        if (mim_match(t, MIM_mem_load)) return true;
+        if ((rv->vm->write && mim_match(t, MIM_mem_load)) || vm_lalloc(rv, t)) return true;
         key = t;
     }
     return false;
@@ -2603,7 +2624,7 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
     }
     if (!ld && !st && !fr && !al) return false;
     *res = NULL;
-    if (fr && c->mode == CL_FWD) { /* deferred to the end of the backward sweep (vm_free_all) */
+    if (fr && c->mode == CL_FWD && !mim_ptrmap_has(&vm->afree, old)) { /* deferred (vm_free_all, vm_free_loop) */
         *res = cl(c, mim_proj(w, mim_app_arg(old), 2, 0));
         return true;
     }
@@ -2617,10 +2638,22 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         *res = cl(&vm->c0, old);
         return true;
     }
-    if (al) {
-        fail(rv, old, "the allocation outside the function's first block");
+    if (al && o < 0) {
+        fail(rv, old, "the allocation used by several blocks");
         return true;
     }
+    if (al && c->mode == CL_FWD && o != c->b) { /* the pointer its own block allocated */
+        *res = mim_ptrmap_get(&vm->fwdld, old);
+        if (!*res) fail(rv, old, "the allocation used before its block");
+        return true;
+    }
+    if (al && c->mode == CL_BWD) { /* the pointer, read from c's record */
+        MimDef *PT = comp_type(w, mim_def_type(old), 1);
+        MimDef *p = vm_read(c, mim_proj(w, old, 2, 1), PT);
+        *res = p ? mim_pair(w, c->mem, p) : NULL;
+        return true;
+    }
+    if (al) return false; /* its block's forward: allocated there (vm_note_fwd) */
     if (ld && o > 0 && !vm_taped(rv, old)) return false; /* nothing writes its buffer after it: recomputed */
     bool cross = ld && o > 0 && mim_ptrmap_has(&vm->xld, old);
     if (cross && c->mode == CL_FWD && o != c->b) { /* the value its own block loaded */
@@ -2646,6 +2679,8 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
 
 static MimDef *vm_shadow(Cl *c, MimDef *old) {
     MimDef *a = vm_alloc_of(c->rv, old);
+    if (a && vm_lalloc(c->rv, a)) /* in a loop: taped, read from c's record */
+        return c->mode == CL_BWD ? vm_read(c, a, comp_type(c->rv->w, mim_def_type(a), 1)) : NULL;
     return a ? mim_ptrmap_get(&c->rv->vm->sh, a) : NULL;
 }
 
@@ -2658,15 +2693,17 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
     long b = c->b;
-    if (!r || !rv->vm || !rv->vm->write || b <= 0 || rv->trivial[b] || rv->lr_h[b]) return r;
+    if (!r || !rv->vm || b <= 0 || rv->trivial[b] || rv->lr_h[b]) return r;
     Vec *s = &rv->slots[b];
     MimDef *m0 = *m;
     for (size_t j = 0; j < s->n && *m; ++j) {
         if (!vm_late(rv, s->d[j])) continue;
-        MimDef *v = cl(c, s->d[j]);
+        bool sh = vm_lalloc(rv, s->d[j]); /* an allocation's shadow pointer */
+        MimDef *v = sh ? mim_ptrmap_get(&rv->vm->lsh, s->d[j]) : cl(c, s->d[j]);
         if (!v) return NULL;
+        MimDef *T = sh ? comp_type(w, mim_def_type(s->d[j]), 1) : mim_def_type(s->d[j]);
         MimDef *at = iop(w, MIM_core_wrap_sub, pos, i64(rv, j + 2));
-        *m = tape_store(rv, *m, tp, at, to_word(rv, v, mim_def_type(s->d[j])));
+        *m = tape_store(rv, *m, tp, at, to_word(rv, v, T));
     }
     if (*m == m0) return r;
     MimDef *T = mim_def_type(r);
@@ -2941,6 +2978,8 @@ static uint64_t vm_class(Rev *rv, MimDef *p) {
     MimDef *al = vm_alloc_of(rv, p);
     for (size_t i = 0; al && i < rv->vm->allocs.n; ++i)
         if (rv->vm->allocs.d[i] == al) return (uint64_t)1 << (i + 1 < CL_UNKNOWN ? i + 1 : CL_UNKNOWN);
+    for (size_t i = 0, n0 = rv->vm->allocs.n; al && i < rv->vm->lallocs.n; ++i) /* (all of one allocation's executions) */
+        if (rv->vm->lallocs.d[i] == al) return (uint64_t)1 << (n0 + i + 1 < CL_UNKNOWN ? n0 + i + 1 : CL_UNKNOWN);
     return (uint64_t)1 << CL_UNKNOWN;
 }
 
@@ -2966,6 +3005,8 @@ static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
     for (size_t k = 0; k < ops->n; ++k) {
         long o = mim_match(ops->d[k], MIM_mem_store) ? vm_owner(rv, ops->d[k]) : -1;
         if (o >= 0) st[o] |= vm_class(rv, mim_proj(rv->w, mim_app_arg(ops->d[k]), 3, 1));
+        o = mim_ptrmap_has(&vm->afree, ops->d[k]) ? vm_owner(rv, ops->d[k]) : -1; /* (a free of an argument buffer) */
+        if (o >= 0) st[o] |= vm_class(rv, mim_proj(rv->w, mim_app_arg(ops->d[k]), 2, 1));
     }
     bool *seen = mim_xcalloc(nb, sizeof *seen);
     Vec stack = {0}, next = {0};
@@ -2989,11 +3030,21 @@ static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
     free(stack.d), free(next.d), free(seen), free(st);
 }
 
+/* the free fr frees an argument buffer: its pointer is an offset into a
+ * pointer argument (through lea, pointer bitcasts and the pointer
+ * parameters of blocks whose every jump passes one, vm_ptr_param) */
+static bool vm_arg_free(Rev *rv, MimDef *fr) {
+    MimDef *r = ptr_root(rv, mim_proj(rv->w, mim_app_arg(fr), 2, 1));
+    MimDef *up = r ? mim_ptrmap_get(&rv->proot, r) : NULL;
+    if (up) r = ptr_root(rv, up);
+    return r && top_of(rv, r, false) && is_ptr(mim_def_type(r));
+}
+
 /* Finds f's stores, allocations and frees; sets rv->vm if there are any. */
 static bool vm_begin(Rev *rv) {
     MimWorld *w = rv->w;
     bool write = false;
-    Vec allocs = {0}, frees = {0}, ops = {0};
+    Vec allocs = {0}, frees = {0}, ops = {0}, lallocs = {0};
     VjpMem *vm = mim_xcalloc(1, sizeof *vm);
     rv->vm = vm;
     vm_place(rv, vm, &ops);
@@ -3010,15 +3061,16 @@ static bool vm_begin(Rev *rv) {
             if (b > 0) rv->trivial[b] = false; /* its reverse zeroes shadow cells */
         } else if (mim_match(e, MIM_mem_free)) {
             vpush(&frees, e);
+            if (vm_arg_free(rv, e)) mim_ptrmap_put(&vm->afree, e, e), write = true;
         } else if (b > 0) {
-            ok = fail(rv, e, "the allocation outside the function's first block") != NULL;
+            vpush(&lallocs, e);
         } else {
             vpush(&allocs, e);
         }
     }
-    if (!ok || (!write && !allocs.n && !frees.n)) {
+    if (!ok || (!write && !allocs.n && !frees.n && !lallocs.n)) {
         free(ops.d);
-        free(allocs.d), free(frees.d);
+        free(allocs.d), free(frees.d), free(lallocs.d);
         vm_drop(rv);
         return ok;
     }
@@ -3037,7 +3089,7 @@ static bool vm_begin(Rev *rv) {
         MimDef *cd[2] = {rv->M, rv->TP};
         MimDef *k = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "vjp_shadow_", rv->f);
         if (!k) {
-            free(frees.d);
+            free(frees.d), free(lallocs.d);
             return false;
         }
         MimDef *kv = mim_var(w, k);
@@ -3050,16 +3102,45 @@ static bool vm_begin(Rev *rv) {
         m = mim_proj(w, kv, 2, 0);
     }
     vm->c0 = (Cl){.rv = rv, .mode = CL_FWD, .b = 0, .mem = m};
+    vm->lallocs = lallocs;
+    for (size_t i = 0; i < lallocs.n && ok; ++i) { /* (the continuations' bodies: vm_fwd_block) */
+        MimDef *al = lallocs.d[i];
+        MimDef *cd[2] = {rv->M, rv->TP};
+        MimDef *k = named(w, mim_cn(w, mim_sigma(w, cd, 2)), "vjp_shadow_", rv->f);
+        if (!k) ok = false;
+        MimDef *raw = k ? mim_proj(w, mim_var(w, k), 2, 1) : NULL;
+        if (k) vpush(&vm->lconts, k), mim_ptrmap_put(&vm->lsh, al, bitcast(w, comp_type(w, mim_def_type(al), 1), raw));
+        if (k) mim_ptrmap_put(&vm->xld, al, al), rv->trivial[vm_owner(rv, al)] = false; /* its reverse frees the shadow */
+    }
     vm_dirty(rv, vm, &ops);
     if (write) vm_cross(rv, vm);
     for (size_t i = 0; i < frees.n && ok; ++i) {
         MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
-        if (!al) ok = fail(rv, frees.d[i], "the free of a buffer the function did not allocate in its first block") != NULL;
-        else mim_ptrmap_put(&vm->freed, al, al);
+        if (al) mim_ptrmap_put(&vm->freed, al, al);
+        else if (!mim_ptrmap_has(&vm->afree, frees.d[i]))
+            ok = fail(rv, frees.d[i], "the free of a buffer that is neither an argument nor allocated by the function") != NULL;
     }
     free(frees.d);
     free(ops.d);
     return ok;
+}
+
+/* the size in bytes of the buffer the allocation al makes, built by c
+ * (malloc's argument, or the size of alloc's/slot's type) */
+static MimDef *vm_size(Cl *c, MimDef *al) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    if (!mim_match(al, MIM_mem_malloc)) {
+        MimDef *Ta = mim_app_arg(mim_app_callee(al));
+        return mim_app(w, annex(w, MIM_core_trait_size), mim_proj(w, Ta, 2, 0));
+    }
+    MimDef *os = mim_proj(w, mim_app_arg(al), 2, 1);
+    MimPtrMap seen = {0};
+    bool rd = vm_reads(w, os, &seen);
+    mim_ptrmap_free(&seen);
+    if (rd && mim_def_loc(al).begin.row) rv->use = mim_def_loc(al);
+    if (rd) return fail(rv, al, "the allocation whose size is read from memory");
+    return cl(c, os);
 }
 
 /* block 0's forward: calloc a shadow per allocation (its size is the
@@ -3070,20 +3151,10 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
     VjpMem *vm = rv->vm;
     MimDef *body = fwd_term(&vm->c0, mim_lam_body(rv->f), tp0, pos0, cap0);
     for (size_t i = vm->allocs.n; body && i-- > 0;) {
-        MimDef *al = vm->allocs.d[i], *size;
+        MimDef *al = vm->allocs.d[i];
         if (!set_body(w, vm->conts.d[i], body)) return NULL;
-        if (mim_match(al, MIM_mem_malloc)) {
-            MimDef *os = mim_proj(w, mim_app_arg(al), 2, 1);
-            MimPtrMap seen = {0};
-            bool rd = vm_reads(w, os, &seen);
-            mim_ptrmap_free(&seen);
-            if (rd) return fail(rv, al, "the allocation whose size is read from memory");
-            size = cl(&vm->c0, os);
-            if (!size) return NULL;
-        } else {
-            MimDef *Ta = mim_app_arg(mim_app_callee(al));
-            size = mim_app(w, annex(w, MIM_core_trait_size), mim_proj(w, Ta, 2, 0));
-        }
+        MimDef *size = vm_size(&vm->c0, al);
+        if (!size) return NULL;
         MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : mim_proj(w, r, 2, 0);
         MimDef *ca[3] = {m, i64(rv, 1), size};
         MimDef *cf = calloc_fn(rv);
@@ -3093,6 +3164,61 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
     return body;
 }
 
+/* B's statements (block c->b ≥ 1) after a zeroed shadow (calloc) per
+ * allocation of B: their sizes are built at B's start (they do not read
+ * memory) */
+static MimDef *vm_fwd_block(Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *cap) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    VjpMem *vm = rv->vm;
+    size_t n = 0;
+    for (size_t i = 0; i < vm->lallocs.n; ++i) n += vm_owner(rv, vm->lallocs.d[i]) == c->b;
+    if (!n) return fwd_term(c, mim_lam_body(B), tp, pos, cap);
+    MimDef **size = mim_xcalloc(n, sizeof *size), **k = mim_xcalloc(n, sizeof *k);
+    MimDef *m0 = c->mem, *body = NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < vm->lallocs.n; ++i) {
+        if (vm_owner(rv, vm->lallocs.d[i]) != c->b) continue;
+        k[j] = vm->lconts.d[i];
+        if (!(size[j++] = vm_size(c, vm->lallocs.d[i]))) goto out;
+    }
+    c->mem = mim_proj(w, mim_var(w, k[n - 1]), 2, 0);
+    body = fwd_term(c, mim_lam_body(B), tp, pos, cap);
+    for (size_t i = n; body && i-- > 0;) {
+        MimDef *cf = calloc_fn(rv);
+        if (!cf || !set_body(w, k[i], body)) {
+            body = NULL;
+            break;
+        }
+        MimDef *ca[3] = {i ? mim_proj(w, mim_var(w, k[i - 1]), 2, 0) : m0, i64(rv, 1), size[i]};
+        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), k[i]));
+    }
+out:
+    free(size), free(k);
+    return body;
+}
+
+/* the end of block b's reverse: free the shadows of b's allocations, and
+ * the primal buffers f frees (deferred from the forward sweep: the reverses
+ * of the blocks after b read them) */
+static bool vm_free_loop(Cl *c, long b) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    VjpMem *vm = rv->vm;
+    for (size_t i = 0; vm && i < vm->lallocs.n; ++i) {
+        MimDef *al = vm->lallocs.d[i];
+        if (vm_owner(rv, al) != b) continue;
+        MimDef *PT = comp_type(w, mim_def_type(al), 1);
+        MimDef *sp = vm_read(c, al, PT);
+        MimDef *p = sp && mim_ptrmap_has(&vm->freed, al) ? vm_read(c, mim_proj(w, al, 2, 1), PT) : NULL;
+        if (!sp) return false;
+        MimDef *fr = mim_app(w, annex(w, MIM_mem_free), mim_app_arg(PT));
+        c->mem = mim_app(w, fr, mim_pair(w, c->mem, sp));
+        if (p) c->mem = mim_app(w, fr, mim_pair(w, c->mem, p));
+    }
+    return true;
+}
+
 static void vm_drop(Rev *rv) {
     VjpMem *vm = rv->vm;
     if (!vm) return;
@@ -3100,6 +3226,7 @@ static void vm_drop(Rev *rv) {
     mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
     free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
     free(vm->xlds.d), mim_ptrmap_free(&vm->xld), mim_ptrmap_free(&vm->fwdld);
+    free(vm->lallocs.d), free(vm->lconts.d), mim_ptrmap_free(&vm->lsh), mim_ptrmap_free(&vm->afree);
     free(vm);
     rv->vm = NULL;
 }
