@@ -2461,10 +2461,14 @@ MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, Mi
  * - malloc/alloc/slot in block 0 get a zeroed shadow (calloc, before block
  *   0's statements), freed at the end of the backward sweep; `free` of such
  *   a buffer is deferred to that end too (the backward sweep reads it);
- * - a taped load's value used in another block than the one loading it, an
- *   allocation outside block 0, and checkpointed calls (a nested function
- *   redone by its vjp would redo its writes, or read memory written since)
- *   are located errors. */
+ *   allocations in other blocks (loops): VjpMem.lallocs;
+ * - a taped load's value used in another block than the one loading it is
+ *   taped by that block too, and its adjoint waits in an accumulator for
+ *   the loading block's reverse (vm_cross);
+ * - `free` of an argument buffer runs in the forward sweep; the loads it
+ *   may follow are taped (VjpMem.afree);
+ * - checkpointed calls (a nested function redone by its vjp would redo its
+ *   writes, or read memory written since) are located errors. */
 typedef struct VjpMem {
     Cl c0;         /* block 0's forward builder */
     bool write;    /* f stores: loads may be taped (vm_taped) */
