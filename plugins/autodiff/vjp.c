@@ -158,6 +158,8 @@ static bool vm_free_loop(struct Cl *c, long b);
 static bool vm_store_rev(struct Adj *ad, MimDef *e);
 static bool vm_checkpoint_ok(Rev *rv, MimDef *h);
 static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen);
+static bool vm_stores(Rev *rv);
+static bool vm_no_checkpoint(Rev *rv, bool f_stores, MimDef *h);
 static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
 static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
@@ -2085,7 +2087,7 @@ static MimDef *copy_fn(Rev *rv, MimDef *h) {
     return r;
 }
 
-enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f */
+enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f (vm_checkpoint_ok's message) */
 
 /* The call body (a block's terminator h (args, k)) becomes a jump to a new
  * block inl_h: h's body with its return continuation replaced by k (every
@@ -2150,12 +2152,12 @@ static bool loop_free(Rev *rv, MimDef *h) {
     return ok;
 }
 
-static bool inlinable(Rev *rv, MimDef *h) {
+static bool inlinable(Rev *rv, MimDef *h, bool ptrs) {
     MimWorld *w = rv->w;
     MimDef *A, *R;
     size_t n;
     if (!mim_lam_body(h) || !autodiff_fn_parts(w, mim_def_type(h), &A, &R, &n)) return false;
-    for (size_t j = 0, na = arity(w, A); j < na; ++j)
+    for (size_t j = 0, na = arity(w, A); j < na && !ptrs; ++j)
         if (is_ptr(comp_type(w, A, j))) return false;
     return true;
 }
@@ -2170,6 +2172,7 @@ static bool inlinable(Rev *rv, MimDef *h) {
  * INL_BLOCKS blocks keep h_vjp. */
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
     MimWorld *w = rv->w;
+    bool st = vm_stores(rv); /* (vm_no_checkpoint: every site inlined, pointer arguments too; their shadows: vm_ptr_param) */
     for (bool again = true; again;) {
         again = false;
         MimPtrMap count = {0};
@@ -2188,7 +2191,8 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
         bool ok = true;
         for (size_t j = 0; ok && j < calls.n; ++j) {
             MimDef *body = calls.d[j], *h = mim_resolve(w, mim_app_callee(body));
-            if ((uintptr_t)mim_ptrmap_get(&count, h) > 1 + (loop_free(rv, h) ? INL_SITES - 1 : 0) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h)) continue;
+            bool all = vm_no_checkpoint(rv, st, h);
+            if ((uintptr_t)mim_ptrmap_get(&count, h) > 1 + (all || loop_free(rv, h) ? INL_SITES - 1 : 0) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h, all)) continue;
             ok = inline_site(rv, h, body, seen);
             again = true;
         }
@@ -2881,8 +2885,9 @@ static bool vm_extract_rev(Adj *ad, MimDef *e, MimDef *s) {
     return true;
 }
 
-/* h (or what it calls) writes or allocates memory */
-static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen) {
+/* e (or what it calls) writes or allocates memory; with st (f's Rev):
+ * stores, or frees an argument of f (rv->vm->write, see vm_begin) */
+static bool vm_writes_in(MimWorld *w, MimDef *e, MimPtrMap *seen, Rev *st) {
     e = mim_resolve(w, e);
     if (!e || mim_def_is_const(e) || mim_ptrmap_has(seen, e)) return false;
     mim_ptrmap_put(seen, e, e);
@@ -2890,13 +2895,33 @@ static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen) {
     if (mim_def_node(e) == MIM_APP) {
         MimDef *ax = mim_app_axiom(e);
         uint64_t id = ax ? mim_axiom_id(ax) : 0;
-        if (id && (mim_match(e, MIM_mem_store) || mim_match(e, MIM_mem_free) || is_alloc(e))) return true;
+        bool fr = id && mim_match(e, MIM_mem_free);
+        if (fr && st) fr = top_of(st, ptr_root(st, mim_proj(w, mim_app_arg(e), 2, 1)), false) != NULL;
+        if (id && (mim_match(e, MIM_mem_store) || fr || (!st && is_alloc(e)))) return true;
     }
-    if (mim_def_node(e) == MIM_LAM && mim_def_is_mut(e)) return mim_lam_body(e) && vm_writes(w, mim_lam_body(e), seen);
+    if (mim_def_node(e) == MIM_LAM && mim_def_is_mut(e)) return mim_lam_body(e) && vm_writes_in(w, mim_lam_body(e), seen, st);
     if (mim_def_is_mut(e)) return false;
     for (size_t i = 0, n = mim_def_num_ops(e); i < n; ++i)
-        if (vm_writes(w, mim_def_op(e, i), seen)) return true;
+        if (vm_writes_in(w, mim_def_op(e, i), seen, st)) return true;
     return false;
+}
+static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen) { return vm_writes_in(w, e, seen, NULL); }
+
+/* f or a function it calls stores (or frees an argument), or h writes: a
+ * call of h cannot be a checkpoint (vm_checkpoint_ok), so inline_once
+ * makes blocks of f of every call of h, also with loops or pointer
+ * arguments (up to INL_SITES) */
+static bool vm_no_checkpoint(Rev *rv, bool f_stores, MimDef *h) {
+    MimPtrMap seen = {0};
+    bool st = f_stores || vm_writes(rv->w, mim_lam_body(h), &seen);
+    mim_ptrmap_free(&seen);
+    return st;
+}
+static bool vm_stores(Rev *rv) {
+    MimPtrMap seen = {0};
+    bool st = vm_writes_in(rv->w, mim_lam_body(rv->f), &seen, rv);
+    mim_ptrmap_free(&seen);
+    return st;
 }
 
 /* a call of h redone by h_vjp in the backward sweep (a checkpoint) must
@@ -2906,7 +2931,7 @@ static bool vm_checkpoint_ok(Rev *rv, MimDef *h) {
     bool wr = (rv->vm && rv->vm->write) || vm_writes(rv->w, mim_lam_body(h), &seen);
     mim_ptrmap_free(&seen);
     if (!wr) return true;
-    return fail(rv, h, "the call of a function called from several places where memory is written (its backward sweep would redo it)") != NULL;
+    return fail(rv, h, "the call of a function called from more than 8 places (or from a function of more than 2048 blocks) where memory is written (its backward sweep would redo it)") != NULL;
 }
 
 /* the end of the backward sweep: free the shadows, and the buffers f frees */
