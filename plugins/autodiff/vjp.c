@@ -501,7 +501,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
             }
             if (ax && mim_annex_plugin(id) == MIM_mem_ID && id != MIM_mem_load && id != MIM_mem_lea && !vm_allows(rv, id) &&
                 mim_match_annex(old, mim_annex_base(id)))
-                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot, free, remem)");
+                return fail(rv, ax, "the memory operation (supported: load, store, lea, malloc/alloc/slot/mslot, free, remem)");
             MimDef *g = mim_resolve(w, mim_app_callee(old));
             if (g && mim_def_node(g) == MIM_LAM && mim_def_is_mut(g))
                 return fail(rv, old, "the call in the middle of a block");
@@ -1022,6 +1022,7 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
     if (mim_match(e, MIM_mem_load)) { /* x = p[i]: shadow_p[i] += x̄ */
         {
             MimDef *t = e;
+            if (mim_def_loc(e).begin.row) rv->use = mim_def_loc(e); /* (an error about its pointer points here) */
             MimDef *g = mim_app_callee(t);
             MimDef *sp = shadow(c, mim_proj(w, mim_app_arg(t), 2, 1));
             if (!sp) return false;
@@ -2506,13 +2507,13 @@ typedef struct VjpMem {
 } VjpMem;
 
 static bool is_alloc(MimDef *d) {
-    return mim_match(d, MIM_mem_malloc) || mim_match(d, MIM_mem_alloc) || mim_match(d, MIM_mem_slot);
+    return mim_match(d, MIM_mem_malloc) || mim_match(d, MIM_mem_alloc) || mim_match(d, MIM_mem_slot) || mim_match(d, MIM_mem_mslot);
 }
 
 static bool vm_allows(Rev *rv, uint64_t id) {
     if (id == MIM_mem_remem) return true; /* the identity on memory (left by a store forwarded to a load) */
     return rv->vm && (id == MIM_mem_store || id == MIM_mem_free || id == MIM_mem_malloc || id == MIM_mem_alloc ||
-                      id == MIM_mem_slot);
+                      id == MIM_mem_slot || id == MIM_mem_mslot);
 }
 
 /* d is an allocation of a block ≥ 1 (VjpMem.lallocs) */
@@ -3155,15 +3156,16 @@ static bool vm_begin(Rev *rv) {
 }
 
 /* the size in bytes of the buffer the allocation al makes, built by c
- * (malloc's argument, or the size of alloc's/slot's type) */
+ * (malloc's and mslot's argument, or the size of alloc's/slot's type) */
 static MimDef *vm_size(Cl *c, MimDef *al) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
-    if (!mim_match(al, MIM_mem_malloc)) {
+    bool ml = mim_match(al, MIM_mem_malloc) != NULL;
+    if (!ml && !mim_match(al, MIM_mem_mslot)) {
         MimDef *Ta = mim_app_arg(mim_app_callee(al));
         return mim_app(w, annex(w, MIM_core_trait_size), mim_proj(w, Ta, 2, 0));
     }
-    MimDef *os = mim_proj(w, mim_app_arg(al), 2, 1);
+    MimDef *os = ml ? mim_proj(w, mim_app_arg(al), 2, 1) : mim_proj(w, mim_app_arg(al), 3, 1);
     MimPtrMap seen = {0};
     bool rd = vm_reads(w, os, &seen);
     mim_ptrmap_free(&seen);

@@ -13,6 +13,7 @@ double rkeep(double *, double *, long), vkeep(double *, long);
 double rpairs(double *, double *, long), vpairs(double *, long);
 double rconsume(double *, double *, long), vconsume(double *, long);
 double rfirst(double *, double *), vfirst(double *);
+double rmslots(double *, double *, long), vmslots(double *, long);
 
 enum { M = 5 }; /* scratch's and walk's row length: arrays of n rows hold n·M elements */
 
@@ -66,6 +67,16 @@ static double ref_pairs(const double *a, long n, double *g) {
     return f;
 }
 
+/* mslots: Σ y², y = 2x; ȳ = 2y, x̄ = 2ȳ */
+static double ref_mslots(const double *a, long n, double *g) {
+    double f = 0;
+    for (long i = n - 1; i >= 0; --i) {
+        double y = 2 * a[i];
+        f += y * y, g[i] += 2 * (2 * y);
+    }
+    return f;
+}
+
 /* consume: c Σ x_i², c = a_0; x̄_i = 2c x_i, c̄ = Σ x_i² */
 static double ref_consume(const double *a, long n, double *g) {
     double sq = 0, c = n ? a[0] : 0;
@@ -102,6 +113,7 @@ int main(void) {
         check_array_case("keep", rkeep, vkeep, ref_keep, n, n);
         check_array_case("pairs", rpairs, vpairs, ref_pairs, n, n);
         check_array_case("consume", r_consume, v_consume, ref_consume, n, n);
+        check_array_case("mslots", rmslots, vmslots, ref_mslots, n, n);
     }
     first();
     return 0;
