@@ -2483,6 +2483,7 @@ typedef struct VjpMem {
     MimPtrMap sh;  /* allocation ↦ its shadow pointer */
     MimPtrMap freed; /* allocation ↦ itself if f frees it */
     MimPtrMap chain, cand; /* memory operation ↦ its block + 1 (vm_place) */
+    MimPairMap lchain;     /* (a load, a block whose jump passes on a token made after it) ↦ itself (vm_owner_at) */
     uint64_t *dirty;       /* per block: the buffers (vm_class) stores may write after it starts */
     /* taped loads whose value another block uses (vm_cross), in block
      * order; a float one has an accumulator (rv->acc) for the adjoint the
@@ -2528,6 +2529,24 @@ static long vm_owner(Rev *rv, MimDef *d) {
     return b && b != UINTPTR_MAX ? (long)b - 1 : -1;
 }
 
+/* ld is on the chains of several blocks (vm_owner_at) */
+static bool vm_multi(Rev *rv, MimDef *ld) {
+    VjpMem *vm = rv->vm;
+    ld = mim_resolve(rv->w, ld);
+    for (size_t b = 0; vm && b < rv->blk.n; ++b)
+        if (mim_pairmap_find(&vm->lchain, ld, rv->blk.d[b])) return true;
+    return false;
+}
+/* the block that executes the load ld when block b does: a load whose
+ * token several blocks pass on (a loop header's load continued by both
+ * targets of its branch, `con body ()` and `con exit ()`) runs in each of
+ * them (each rebuilds it: only loads are on that chain, vm_begin) */
+static long vm_owner_at(Rev *rv, MimDef *ld, long b) {
+    long o = vm_owner(rv, ld);
+    if (o >= 0 || b < 0 || !rv->vm) return o;
+    return mim_pairmap_find(&rv->vm->lchain, mim_resolve(rv->w, ld), rv->blk.d[b]) ? b : o;
+}
+
 static bool is_memop(MimDef *d) {
     return mim_match(d, MIM_mem_load) || mim_match(d, MIM_mem_store) || mim_match(d, MIM_mem_free) || is_alloc(d);
 }
@@ -2568,6 +2587,7 @@ static void vm_place(Rev *rv, VjpMem *vm, Vec *ops) {
                 if (mim_def_node(t) == MIM_EXTRACT) t = mim_resolve(w, mim_def_op(t, 0));
                 if (!t || mim_def_node(t) != MIM_APP || !mim_app_axiom(t)) break;
                 vm_mark(&vm->chain, t, (long)b);
+                if (mim_match(t, MIM_mem_load)) mim_pairmap_put(&vm->lchain, t, rv->blk.d[b], t);
                 MimDef *x = mim_app_arg(t), *X = mim_def_type(x);
                 t = is_mem(X) ? x : mem_of(w, x, X, NULL);
             }
@@ -2642,7 +2662,7 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         return true;
     }
     if (c == &vm->c0) return false;
-    long o = vm_owner(rv, old);
+    long o = ld ? vm_owner_at(rv, old, c->b) : vm_owner(rv, old);
     if (o == 0) { /* block 0's node, in scope everywhere */
         *res = cl(&vm->c0, old);
         return true;
@@ -2670,7 +2690,10 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
         if (!*res) fail(rv, old, "the loaded value used before its block");
         return true;
     }
-    if (o != c->b && !cross) {
+    /* a load several blocks continue, used by a block they are nested in
+     * (the header's branch condition): rebuilt there too */
+    bool multi = ld && o < 0 && c->b >= 0 && vm_multi(rv, old);
+    if (o != c->b && !cross && !multi) {
         fail(rv, old, "the memory operation of another block (pass loaded values as block arguments)");
         return true;
     }
@@ -2732,7 +2755,7 @@ static MimDef *vm_tape_late(Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *po
  * (*taken), which the loading block's reverse takes over (vm_seed_cross) */
 static bool vm_adj_load(Adj *ad, MimDef *ld, MimDef *v, bool *taken) {
     Rev *rv = ad->c->rv;
-    long o = vm_owner(rv, ld);
+    long o = vm_owner_at(rv, ld, ad->c->b);
     if (!rv->vm || !rv->vm->write || o == ad->c->b || (o >= 0 && !vm_taped(rv, ld))) return true;
     long j = acc_of(rv, ld);
     if (j >= 0 && is_float(mim_def_type(v))) {
@@ -3255,6 +3278,7 @@ static void vm_drop(Rev *rv) {
     if (!vm) return;
     mim_ptrmap_free(&vm->c0.map), mim_ptrmap_free(&vm->c0.sh);
     mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
+    mim_pairmap_free(&vm->lchain);
     free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
     free(vm->xlds.d), mim_ptrmap_free(&vm->xld), mim_ptrmap_free(&vm->fwdld);
     free(vm->lallocs.d), free(vm->lconts.d), mim_ptrmap_free(&vm->lsh), mim_ptrmap_free(&vm->afree);

@@ -10,6 +10,7 @@
 
 double rhdr(double *, double *, long), vhdr(double *, long);
 double rrelu(double *, double *, long), vrelu(double *, long);
+double rhdr2(double *, double *, long), rrelu2(double *, double *, long);
 double router(double *, double *, double *, double *, double *, double *, long, long);
 double vouter(double *, double *, double *, long, long);
 double rfirst(double *, double *), vfirst(double *);
@@ -33,6 +34,17 @@ static double *fresh(const double *a, long n) {
     }
 ON_COPY(hdr, hdr)
 ON_COPY(relu, relu)
+/* hdr2 and relu2 compute hdr's and relu's values (compared with those) */
+static double r_hdr2(double *a, double *g, long n) {
+    double *c = fresh(a, n), r = rhdr2(c, g, n);
+    free(c);
+    return r;
+}
+static double r_relu2(double *a, double *g, long n) {
+    double *c = fresh(a, n), r = rrelu2(c, g, n);
+    free(c);
+    return r;
+}
 
 /* hdr: v = a_i; a_i ← v²; w = a_i; f += w·v; reverse: w̄ = v, v̄ = w, then
  * the store: v̄ += 2v·w̄ */
@@ -107,6 +119,8 @@ int main(void) {
     for (int i = 0; i < 5; ++i) {
         check_array_case("hdr", r_hdr, v_hdr, ref_hdr, lens[i], lens[i]);
         check_array_case("relu", r_relu, v_relu, ref_relu, lens[i], lens[i]);
+        check_array_case("hdr2", r_hdr2, v_hdr, ref_hdr, lens[i], lens[i]);
+        check_array_case("relu2", r_relu2, v_relu, ref_relu, lens[i], lens[i]);
     }
     long ns[] = {0, 1, 3, 3, 40, 300}, ms[] = {2, 1, 0, 4, 7, 300};
     for (int i = 0; i < 6; ++i) outer(ns[i], ms[i]);
