@@ -166,6 +166,7 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
 static void vm_drop(Rev *rv);
 static bool vm_ptr_param(Rev *rv, long b, size_t i);
 static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
+static bool vm_ptr_swap(Rev *rv, long b, size_t i);
 static MimDef *ptr_root(Rev *rv, MimDef *p);
 static bool float_agg(MimWorld *w, MimDef *T);
 static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n);
@@ -2266,7 +2267,7 @@ static bool setup(Rev *rv, MimDef *fv) {
             if (is_float(T)) {
                 vpush(&rv->accT, T);
                 mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
-            } else if (is_ptr(T) && !vm_ptr_param(rv, (long)b, i)) {
+            } else if (is_ptr(T) && !vm_ptr_param(rv, (long)b, i) && !vm_ptr_swap(rv, (long)b, i)) {
                 return fail(rv, X, "the block with a pointer parameter that jumps pass pointers into different buffers (its shadow is not known)") != NULL;
             } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T) && !is_ptr(T)) {
                 return fail(rv, X, "the block with a parameter of this type") != NULL;
@@ -3300,16 +3301,14 @@ static MimDef *ptr_root(Rev *rv, MimDef *p) {
     return p;
 }
 
-/* Pointer parameter i of block b has a shadow if every jump into b passes
- * it a pointer into one buffer R (an argument or an allocation of block
- * 0: a value of f's body), possibly through the parameter itself (a
- * pointer bumped per iteration). Its value is then taped like an integer
- * (ptrtoint) and its shadow is R's shadow at the same byte offset
- * (vm_param_shadow). */
-static bool vm_ptr_param(Rev *rv, long b, size_t i) {
+/* The argument for parameter i of every jump into block b (into out, in
+ * block order); false if b receives a call's result or a block has no
+ * jump. */
+static bool jump_args(Rev *rv, long b, size_t i, Vec *out) {
     MimWorld *w = rv->w;
-    MimDef *X = rv->blk.d[b], *key = mim_resolve(w, leaf_key(rv, b, i)), *root = NULL;
+    MimDef *X = rv->blk.d[b];
     size_t n = arity(w, dom_of(w, X));
+    out->n = 0;
     for (size_t y = 0; y < rv->blk.n; ++y) {
         MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[y])), *g, *a;
         if (!body || mim_def_node(body) != MIM_APP) return false;
@@ -3324,22 +3323,111 @@ static bool vm_ptr_param(Rev *rv, long b, size_t i) {
             size_t nf;
             if (!split_call(rv, g, a, &args, &k, &nf) || k == X) return false; /* X receives a result */
         }
-        if (!into) continue;
-        MimDef *r = ptr_root(rv, mim_proj(w, a, n, i));
+        if (into) vpush(out, mim_proj(w, a, n, i));
+    }
+    return true;
+}
+
+/* r is a buffer's start: an argument, or an allocation's pointer */
+static bool is_base(Rev *rv, MimDef *r) {
+    long x;
+    size_t k;
+    bool top = top_of(rv, r, false) != NULL, alloc = false;
+    if (!top && r && mim_def_node(r) == MIM_EXTRACT) {
+        MimDef *ap = mim_resolve(rv->w, mim_def_op(r, 0));
+        alloc = ap && is_alloc(ap);
+    }
+    return (top || alloc) && !block_leaf(rv, r, &x, &k);
+}
+
+/* Pointer parameter i of block b has a shadow if every jump into b passes
+ * it a pointer into one buffer R (an argument or an allocation of block
+ * 0: a value of f's body), possibly through the parameter itself (a
+ * pointer bumped per iteration). Its value is then taped like an integer
+ * (ptrtoint) and its shadow is R's shadow at the same byte offset
+ * (vm_param_shadow). */
+static bool vm_ptr_param(Rev *rv, long b, size_t i) {
+    MimWorld *w = rv->w;
+    MimDef *key = mim_resolve(w, leaf_key(rv, b, i)), *root = NULL;
+    Vec args = {0};
+    bool ok = jump_args(rv, b, i, &args);
+    for (size_t y = 0; ok && y < args.n; ++y) {
+        MimDef *r = ptr_root(rv, args.d[y]);
         if (r == key) continue;
-        long x;
-        size_t k;
-        bool top = top_of(rv, r, false) != NULL, alloc = false;
-        if (!top && r && mim_def_node(r) == MIM_EXTRACT) {
-            MimDef *ap = mim_resolve(w, mim_def_op(r, 0));
-            alloc = ap && is_alloc(ap);
-        }
-        if ((!top && !alloc) || block_leaf(rv, r, &x, &k) || (root && root != r)) return false;
+        ok = is_base(rv, r) && (!root || root == r);
         root = r;
     }
-    if (!root) return false;
+    free(args.d);
+    if (!ok || !root) return false;
     mim_ptrmap_put(&rv->proot, key, root);
     return true;
+}
+
+/* Pointer parameters of block b passed the starts of different buffers
+ * (two arrays swapped per iteration, `loop (q, p)`): every jump passes
+ * parameter i (and the parameters of b it passes on, a group) an
+ * argument or an allocation itself, or a parameter of the group. The
+ * parameters' values are taped like integers, and the shadow of one is
+ * the shadow of the buffer whose start it equals (vm_param_shadow; as
+ * Enzyme, arguments that alias need shadows that alias). proot maps each
+ * parameter of the group to the tuple of the buffers. */
+static bool vm_ptr_swap(Rev *rv, long b, size_t i) {
+    MimWorld *w = rv->w;
+    size_t n = arity(w, dom_of(w, rv->blk.d[b]));
+    bool *in = mim_xcalloc(n, sizeof *in);
+    Vec todo = {0}, roots = {0}, args = {0};
+    bool ok = true;
+    in[i] = true;
+    vpush(&todo, leaf_key(rv, b, i));
+    for (size_t t = 0; ok && t < todo.n; ++t) {
+        long x;
+        size_t j;
+        ok = block_leaf(rv, mim_resolve(w, todo.d[t]), &x, &j) && x == b && jump_args(rv, b, j, &args);
+        for (size_t y = 0; ok && y < args.n; ++y) {
+            MimDef *r = mim_resolve(w, args.d[y]);
+            long x2;
+            size_t j2;
+            if (r && block_leaf(rv, r, &x2, &j2) && x2 == b) {
+                if (!in[j2]) in[j2] = true, vpush(&todo, r);
+                continue;
+            }
+            ok = r && is_base(rv, r);
+            size_t k = 0;
+            while (ok && k < roots.n && roots.d[k] != r) ++k;
+            if (ok && k == roots.n) vpush(&roots, r);
+        }
+    }
+    ok = ok && roots.n >= 2 && roots.n <= 64;
+    MimDef *tup = ok ? mim_tuple(w, roots.d, roots.n) : NULL;
+    for (size_t t = 0; tup && t < todo.n; ++t) mim_ptrmap_put(&rv->proot, mim_resolve(w, todo.d[t]), tup);
+    free(in), free(todo.d), free(roots.d), free(args.d);
+    return ok;
+}
+
+/* the shadow of a pointer parameter p of a swap group with the buffers Rs
+ * (vm_ptr_swap): the shadow of the R_k that p equals (the last one if
+ * none does) */
+static MimDef *vm_swap_shadow(Cl *c, MimDef *old, MimDef *Rs) {
+    Rev *rv = c->rv;
+    MimWorld *w = rv->w;
+    MimDef *T = mim_def_type(old), *pv = cl(c, old);
+    size_t n = mim_def_num_ops(Rs);
+    MimDef *ip = pv ? bitcast(w, rv->I64, pv) : NULL, *sp = NULL;
+    for (size_t k = n; ip && k-- > 0;) {
+        MimDef *R = mim_def_op(Rs, k);
+        MimDef *r = cl(c, R);
+        MimDef *sr = r ? shadow(c, R) : NULL;
+        if (!sr) return NULL;
+        MimDef *sk = bitcast(w, T, sr);
+        if (!sp) {
+            sp = sk;
+            continue;
+        }
+        MimDef *eq = icmp(w, MIM_core_icmp_e, ip, bitcast(w, rv->I64, r));
+        MimDef *sel[2] = {sp, sk};
+        sp = mim_extract(w, mim_tuple(w, sel, 2), eq);
+    }
+    return sp;
 }
 
 /* the shadow of a pointer parameter with a root R (backward): R's shadow
@@ -3352,6 +3440,7 @@ static MimDef *vm_param_shadow(Cl *c, MimDef *old) {
     if (c->mode != CL_BWD || !block_leaf(rv, old, &x, &i)) return NULL;
     MimDef *R = mim_ptrmap_get(&rv->proot, mim_resolve(w, leaf_key(rv, x, i)));
     if (!R) return NULL;
+    if (mim_def_node(R) == MIM_TUPLE) return vm_swap_shadow(c, old, R);
     MimDef *pv = cl(c, old);
     MimDef *rv0 = pv ? cl(c, R) : NULL;
     MimDef *sr = rv0 ? shadow(c, R) : NULL;
