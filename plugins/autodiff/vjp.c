@@ -169,6 +169,7 @@ static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
 static bool vm_ptr_swap(Rev *rv, long b, size_t i);
 static MimDef *ptr_root(Rev *rv, MimDef *p);
 static bool float_agg(MimWorld *w, MimDef *T);
+static bool plain_agg(MimWorld *w, MimDef *T);
 static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n);
 static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k);
 static MimDef *vadd(MimWorld *w, MimDef *a, MimDef *b);
@@ -981,7 +982,7 @@ static bool adj_add(Adj *ad, MimDef *old, MimDef *v) {
         return adj_add2(ad, old, v, n, n - 1);
     }
     if (!is_float(T) && !float_agg(w, T)) {
-        if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T)) return true;
+        if (autodiff_is_idx(w, T) || is_mem(T) || is_ptr(T) || plain_agg(w, T)) return true;
         return fail(rv, old, "the expression of this type") != NULL;
     }
     /* the value of a load: its adjoint is kept on the load itself (the
@@ -2831,8 +2832,8 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
     MimDef *p = mim_proj(w, a, 3, 1), *v = mim_proj(w, a, 3, 2);
     MimDef *T = mim_def_type(v);
     if (!is_float(T) && !float_agg(w, T)) {
-        if (autodiff_is_idx(w, T) || is_ptr(T) || is_mem(T)) return true;
-        return fail(rv, e, "the store of a value of this type (floats, aggregates of floats and integers are supported)") != NULL;
+        if (autodiff_is_idx(w, T) || is_ptr(T) || is_mem(T) || plain_agg(w, T)) return true;
+        return fail(rv, e, "the store of a value of this type (floats, integers, pointers and aggregates of them are supported)") != NULL;
     }
     MimDef *sp = shadow(c, p);
     if (!sp) return false;
@@ -2849,8 +2850,9 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
 }
 
 /* aggregates of floats (Σ and arrays of literal arity ≤ 64 of floats or
- * such aggregates): stored and loaded as a whole, their adjoints are
- * aggregates of the same shape */
+ * such aggregates, besides which they may hold integers and pointers):
+ * stored and loaded as a whole, their adjoints are aggregates of the same
+ * shape (whose integers and pointers mean nothing: 0 and ⊥ when made) */
 static bool agg_arity(MimWorld *w, MimDef *T, uint64_t *n) {
     T = mim_resolve(w, T);
     if (!T) return false;
@@ -2864,15 +2866,28 @@ static MimDef *agg_comp(MimWorld *w, MimDef *T, uint64_t k) {
 }
 static bool float_agg(MimWorld *w, MimDef *T) {
     uint64_t n;
+    bool any = false;
     if (!agg_arity(w, T, &n)) return false;
     for (uint64_t k = 0; k < n; ++k) {
         MimDef *C = agg_comp(w, T, k);
-        if (!is_float(C) && !float_agg(w, C)) return false;
+        if (is_float(C) || float_agg(w, C)) any = true;
+        else if (!autodiff_is_idx(w, C) && !is_ptr(C)) return false;
+    }
+    return any;
+}
+/* an aggregate of integers and pointers only (no adjoint) */
+static bool plain_agg(MimWorld *w, MimDef *T) {
+    uint64_t n;
+    if (!agg_arity(w, T, &n)) return false;
+    for (uint64_t k = 0; k < n; ++k) {
+        MimDef *C = agg_comp(w, T, k);
+        if (!autodiff_is_idx(w, C) && !is_ptr(C) && !plain_agg(w, C)) return false;
     }
     return true;
 }
 static MimDef *vzero(MimWorld *w, MimDef *T) {
     uint64_t n;
+    if (is_ptr(T)) return mim_bot(w, T);
     if (is_float(T) || !agg_arity(w, T, &n)) return fzero(w, T);
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
     for (uint64_t k = 0; k < n; ++k) ops[k] = vzero(w, agg_comp(w, T, k));
@@ -2883,6 +2898,7 @@ static MimDef *vzero(MimWorld *w, MimDef *T) {
 /* a + b, component-wise for aggregates */
 static MimDef *vadd(MimWorld *w, MimDef *a, MimDef *b) {
     uint64_t n;
+    if (a && b && !is_float(mim_def_type(a)) && !agg_arity(w, mim_def_type(a), &n)) return a; /* an integer or pointer */
     if (!a || !b || is_float(mim_def_type(a)) || !agg_arity(w, mim_def_type(a), &n)) return fadd(w, a, b);
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
     for (uint64_t k = 0; k < n; ++k) {

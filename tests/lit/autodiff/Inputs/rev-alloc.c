@@ -14,6 +14,7 @@ double rpairs(double *, double *, long), vpairs(double *, long);
 double rconsume(double *, double *, long), vconsume(double *, long);
 double rfirst(double *, double *), vfirst(double *);
 double rmslots(double *, double *, long), vmslots(double *, long);
+double rmixed(double *, double *, long), vmixed(double *, long);
 
 enum { M = 5 }; /* scratch's and walk's row length: arrays of n rows hold n·M elements */
 
@@ -77,6 +78,17 @@ static double ref_mslots(const double *a, long n, double *g) {
     return f;
 }
 
+/* mixed: Σ_j a_j² a_{r(j)}, r(j) = n − 1 − j; reverse: ā_j += 2 a_j a_{r(j)},
+ * ā_{r(j)} += a_j² */
+static double ref_mixed(const double *a, long n, double *g) {
+    double f = 0;
+    for (long j = n - 1; j >= 0; --j) {
+        long r = n - 1 - j;
+        f += a[j] * a[j] * a[r], g[j] += 2 * a[j] * a[r], g[r] += a[j] * a[j];
+    }
+    return f;
+}
+
 /* consume: c Σ x_i², c = a_0; x̄_i = 2c x_i, c̄ = Σ x_i² */
 static double ref_consume(const double *a, long n, double *g) {
     double sq = 0, c = n ? a[0] : 0;
@@ -114,6 +126,7 @@ int main(void) {
         check_array_case("pairs", rpairs, vpairs, ref_pairs, n, n);
         check_array_case("consume", r_consume, v_consume, ref_consume, n, n);
         check_array_case("mslots", rmslots, vmslots, ref_mslots, n, n);
+        check_array_case("mixed", rmixed, vmixed, ref_mixed, n, n);
     }
     first();
     return 0;
