@@ -3261,7 +3261,9 @@ static MimDef *vm_fwd_block(Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *c
             body = NULL;
             break;
         }
-        MimDef *ca[3] = {i ? mim_proj(w, mim_var(w, k[i - 1]), 2, 0) : m0, i64(rv, 1), size[i]};
+        MimDef *mi = i ? mim_proj(w, mim_var(w, k[i - 1]), 2, 0) : m0;
+        MimDef *one = i64(rv, 1);
+        MimDef *ca[3] = {mi, one, size[i]};
         body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), k[i]));
     }
 out:
