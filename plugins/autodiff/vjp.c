@@ -2269,6 +2269,7 @@ static bool setup(Rev *rv, MimDef *fv) {
                 vpush(&rv->accT, T);
                 mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
             } else if (is_ptr(T) && !vm_ptr_param(rv, (long)b, i) && !vm_ptr_swap(rv, (long)b, i)) {
+                if (!mim_def_loc(X).begin.row && mim_def_loc(mim_lam_body(X)).begin.row) rv->use = mim_def_loc(mim_lam_body(X)); /* (an inlined function's block) */
                 return fail(rv, X, "the block with a pointer parameter that jumps pass pointers into different buffers (its shadow is not known)") != NULL;
             } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T) && !is_ptr(T)) {
                 return fail(rv, X, "the block with a parameter of this type") != NULL;
@@ -3360,8 +3361,10 @@ static bool is_base(Rev *rv, MimDef *r) {
 
 /* Pointer parameter i of block b has a shadow if every jump into b passes
  * it a pointer into one buffer R (an argument or an allocation of block
- * 0: a value of f's body), possibly through the parameter itself (a
- * pointer bumped per iteration). Its value is then taped like an integer
+ * 0: a value of f's body, or a pointer parameter of another block that
+ * has a shadow, e.g. passed to a nested function made blocks of f),
+ * possibly through the parameter itself (a pointer bumped per
+ * iteration). Its value is then taped like an integer
  * (ptrtoint) and its shadow is R's shadow at the same byte offset
  * (vm_param_shadow). */
 static bool vm_ptr_param(Rev *rv, long b, size_t i) {
@@ -3372,7 +3375,10 @@ static bool vm_ptr_param(Rev *rv, long b, size_t i) {
     for (size_t y = 0; ok && y < args.n; ++y) {
         MimDef *r = ptr_root(rv, args.d[y]);
         if (r == key) continue;
-        ok = is_base(rv, r) && (!root || root == r);
+        long x;
+        size_t k;
+        bool param = r && block_leaf(rv, r, &x, &k) && mim_ptrmap_has(&rv->proot, r); /* (one with a shadow: an earlier block's) */
+        ok = (is_base(rv, r) || param) && (!root || root == r);
         root = r;
     }
     free(args.d);

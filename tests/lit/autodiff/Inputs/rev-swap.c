@@ -8,6 +8,7 @@
 
 double rwalk(double *, double *, double *, double *, long), vwalk(double *, double *, long);
 double rsmooth(double *, double *, long, long), vsmooth(double *, long, long);
+double rcombo(double *, double *, long, long), vcombo(double *, long, long);
 
 /* walk over (a, b) as one array of 2n: a = ab[0..n), b = ab[n..2n) */
 static double r_walk(double *ab, double *g, long n) { return rwalk(ab, g, ab + n, g + n, n); }
@@ -70,6 +71,33 @@ SMOOTH(1)
 SMOOTH(2)
 SMOOTH(5)
 
+/* combo, T = 3: f = Σ_t Σ_j (sin c · 0.9c + sin² c), c = 0.9^t a_j; reverse
+ * per step: c̄ = 0.9 (cos c · c + sin c) + 2 sin c cos c, ā_j += 0.9^t c̄ */
+static double ref_combo(const double *a, long n, double *g) {
+    double f = 0;
+    for (long j = n - 1; j >= 0; --j)
+        for (long t = 2; t >= 0; --t) {
+            double s = t == 2 ? 0.81 : t == 1 ? 0.9 : 1, x = s * a[j];
+            f += sin(x) * 0.9 * x + sin(x) * sin(x);
+            g[j] += s * (0.9 * (cos(x) * x + sin(x)) + 2 * sin(x) * cos(x));
+        }
+    return f;
+}
+static double r_combo(double *a, double *g, long n) {
+    double *c = calloc((size_t)n + 1, sizeof *c);
+    memcpy(c, a, (size_t)n * sizeof *c);
+    double r = rcombo(c, g, n, 3);
+    free(c);
+    return r;
+}
+static double v_combo(double *a, long n) {
+    double *c = calloc((size_t)n + 1, sizeof *c);
+    memcpy(c, a, (size_t)n * sizeof *c);
+    double r = vcombo(c, n, 3);
+    free(c);
+    return r;
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300, 100000};
     for (int i = 0; i < 5; ++i) {
@@ -79,6 +107,7 @@ int main(void) {
         check_array_case("smooth1", r_smooth1, v_smooth1, ref_smooth1, n, n);
         check_array_case("smooth2", r_smooth2, v_smooth2, ref_smooth2, n, n);
         check_array_case("smooth5", r_smooth5, v_smooth5, ref_smooth5, n, n);
+        check_array_case("combo", r_combo, v_combo, ref_combo, n, n);
     }
     return 0;
 }
