@@ -152,6 +152,8 @@ static bool vm_late(Rev *rv, MimDef *key);
 static bool vm_taped(Rev *rv, MimDef *ld);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld, MimDef *v, bool *taken);
 static bool vm_seed_cross(struct Adj *ad, long b);
+static void vm_acc_add(struct Adj *ad, MimDef *key, MimDef *T, MimDef *v);
+static MimDef *vm_acc_take(struct Adj *ad, MimDef *key, MimDef *T);
 static void vm_note_fwd(struct Cl *c, MimDef *old, MimDef *res);
 static MimDef *vm_fwd_block(struct Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *cap);
 static bool vm_free_loop(struct Cl *c, long b);
@@ -2766,6 +2768,12 @@ static bool vm_adj_load(Adj *ad, MimDef *ld, MimDef *v, bool *taken) {
         *taken = true;
         return true;
     }
+    MimDef *T = comp_type(rv->w, mim_def_type(ld), 1);
+    if (mim_ptrmap_has(&rv->vm->xld, ld) && float_agg(rv->w, T) && float_agg(rv->w, mim_def_type(v))) { /* an aggregate's */
+        vm_acc_add(ad, mim_proj(rv->w, ld, 2, 1), T, v);
+        *taken = true;
+        return true;
+    }
     return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
 }
 
@@ -2779,9 +2787,10 @@ static bool vm_seed_cross(Adj *ad, long b) {
     for (size_t k = 0; vm && k < vm->xlds.n; ++k) {
         MimDef *ld = vm->xlds.d[k];
         long j = acc_of(rv, ld);
-        if (j < 0 || vm_owner(rv, ld) != b || !ad->acc[j]) continue;
-        MimDef *s = ad->acc[j];
-        ad->acc[j] = NULL;
+        if (vm_owner(rv, ld) != b) continue;
+        MimDef *s = j >= 0 ? ad->acc[j] : vm_acc_take(ad, mim_proj(rv->w, ld, 2, 1), comp_type(rv->w, mim_def_type(ld), 1));
+        if (!s) continue;
+        if (j >= 0) ad->acc[j] = NULL;
         if (!adj_add(ad, mim_proj(rv->w, ld, 2, 1), s)) return false;
     }
     return true;
@@ -2793,6 +2802,50 @@ static void vm_note_fwd(Cl *c, MimDef *old, MimDef *res) {
     VjpMem *vm = c->rv->vm;
     if (c->mode != CL_FWD || c == &vm->c0 || !mim_ptrmap_has(&vm->xld, old) || vm_owner(c->rv, old) != c->b) return;
     if (!mim_ptrmap_has(&vm->fwdld, old)) mim_ptrmap_put(&vm->fwdld, old, res);
+}
+
+/* the accumulators of the float components of a cross load's aggregate
+ * value (key: that value, or a component of it, of type T): registered
+ * (vm_cross), v added into them (vm_adj_load), taken as an aggregate (its
+ * other components 0 or ⊥; NULL if all are empty) and cleared
+ * (vm_seed_cross) */
+static void vm_acc_reg(Rev *rv, MimDef *key, MimDef *T) {
+    uint64_t n;
+    if (is_float(T)) vpush(&rv->accT, T), mim_ptrmap_put(&rv->acc, mim_resolve(rv->w, key), (void *)(uintptr_t)rv->accT.n);
+    else if (float_agg(rv->w, T) && agg_arity(rv->w, T, &n))
+        for (uint64_t k = 0; k < n; ++k) vm_acc_reg(rv, mim_proj(rv->w, key, n, k), agg_comp(rv->w, T, k));
+}
+static void vm_acc_add(Adj *ad, MimDef *key, MimDef *T, MimDef *v) {
+    Rev *rv = ad->c->rv;
+    uint64_t n;
+    long j = is_float(T) ? acc_of(rv, mim_resolve(rv->w, key)) : -1;
+    if (j >= 0) ad->acc[j] = fadd(rv->w, ad->acc[j], v);
+    else if (float_agg(rv->w, T) && agg_arity(rv->w, T, &n))
+        for (uint64_t k = 0; k < n; ++k) {
+            MimDef *kk = mim_proj(rv->w, key, n, k);
+            MimDef *vk = mim_proj(rv->w, v, n, k);
+            vm_acc_add(ad, kk, agg_comp(rv->w, T, k), vk);
+        }
+}
+static MimDef *vm_acc_take(Adj *ad, MimDef *key, MimDef *T) {
+    Rev *rv = ad->c->rv;
+    MimWorld *w = rv->w;
+    uint64_t n;
+    long j = is_float(T) ? acc_of(rv, mim_resolve(w, key)) : -1;
+    if (j >= 0) {
+        MimDef *s = ad->acc[j];
+        ad->acc[j] = NULL;
+        return s;
+    }
+    if (!float_agg(w, T) || !agg_arity(w, T, &n)) return NULL;
+    MimDef **ops = mim_xcalloc(n, sizeof *ops);
+    bool any = false;
+    for (uint64_t k = 0; k < n; ++k) any |= (ops[k] = vm_acc_take(ad, mim_proj(w, key, n, k), agg_comp(w, T, k))) != NULL;
+    for (uint64_t k = 0; any && k < n; ++k)
+        if (!ops[k]) ops[k] = vzero(w, agg_comp(w, T, k));
+    MimDef *r = any ? mim_tuple(w, ops, n) : NULL;
+    free(ops);
+    return r;
 }
 
 /* The taped loads whose value another block uses (vm->xlds): that
@@ -2810,12 +2863,13 @@ static void vm_cross(Rev *rv, VjpMem *vm) {
             long o = mim_match(ld, MIM_mem_load) ? vm_owner(rv, ld) : -1;
             if (o < 0 || o == (long)y || mim_ptrmap_has(&vm->xld, ld) || !vm_taped(rv, ld)) continue;
             MimDef *T = comp_type(w, mim_def_type(ld), 1);
-            if (!is_float(T) && !wordable(rv, T)) continue; /* (aggregates stay the located error) */
+            bool agg = float_agg(w, T);
+            if (!is_float(T) && !wordable(rv, T) && !agg) continue;
             vpush(&vm->xlds, ld);
             mim_ptrmap_put(&vm->xld, ld, ld);
-            if (!is_float(T)) continue;
-            vpush(&rv->accT, T);
-            mim_ptrmap_put(&rv->acc, ld, (void *)(uintptr_t)rv->accT.n);
+            if (!is_float(T) && !agg) continue;
+            if (agg) vm_acc_reg(rv, mim_proj(w, ld, 2, 1), T); /* one per float component */
+            else vpush(&rv->accT, T), mim_ptrmap_put(&rv->acc, ld, (void *)(uintptr_t)rv->accT.n);
             if (o > 0) rv->trivial[o] = false;
         }
         mim_ptrmap_free(&seen);

@@ -11,6 +11,7 @@
 double rhdr(double *, double *, long), vhdr(double *, long);
 double rrelu(double *, double *, long), vrelu(double *, long);
 double rhdr2(double *, double *, long), rrelu2(double *, double *, long);
+double rhdrp(double *, double *, long), vhdrp(double *, long);
 double router(double *, double *, double *, double *, double *, double *, long, long);
 double vouter(double *, double *, double *, long, long);
 double rfirst(double *, double *), vfirst(double *);
@@ -57,6 +58,38 @@ static double ref_hdr(const double *a, long n, double *g) {
     }
     return f;
 }
+
+/* hdrp over n pairs (u, w) = (a_2i, a_2i+1): f = Σ (u·w·u + u²·w) = Σ 2u²w;
+ * reverse: z̄ = (w, u), then the store: ū += 2u z̄0 + w z̄1, w̄ += u z̄1, and
+ * ū += z1 = u·w, w̄ += z0 = u² (as the body computes them) */
+static double ref_hdrp(const double *a, long len, double *g) {
+    double f = 0;
+    for (long i = len / 2 - 1; i >= 0; --i) {
+        double u = a[2 * i], w = a[2 * i + 1], z0 = u * u, z1 = u * w;
+        f += z1 * u + z0 * w;
+        g[2 * i] += z1 + 2 * u * w + w * u;
+        g[2 * i + 1] += z0 + u * u;
+    }
+    return f;
+}
+/* (one pair more, in the array and in its shadow: the header loads pair n
+ * at the exit) */
+static double r_hdrp(double *a, double *g, long n) {
+    double *c = fresh(a, 2 * n), *h = calloc((size_t)(2 * n + 2), sizeof *h), r;
+    c = realloc(c, (size_t)(2 * n + 2) * sizeof *c), c[2 * n] = c[2 * n + 1] = 0;
+    r = rhdrp(c, h, n);
+    for (long k = 0; k < 2 * n; ++k) g[k] += h[k];
+    free(c), free(h);
+    return r;
+}
+static double v_hdrp(double *a, long n) {
+    double *c = fresh(a, 2 * n), r;
+    c = realloc(c, (size_t)(2 * n + 2) * sizeof *c), c[2 * n] = c[2 * n + 1] = 0;
+    r = vhdrp(c, n);
+    free(c);
+    return r;
+}
+static double ref_hdrp_n(const double *a, long n, double *g) { return ref_hdrp(a, 2 * n, g); }
 
 /* relu: t = v² or sin v, f = Σ t²; t̄ = 2t, v̄ = t̄·(2v or cos v) */
 static double ref_relu(const double *a, long n, double *g) {
@@ -121,6 +154,7 @@ int main(void) {
         check_array_case("relu", r_relu, v_relu, ref_relu, lens[i], lens[i]);
         check_array_case("hdr2", r_hdr2, v_hdr, ref_hdr, lens[i], lens[i]);
         check_array_case("relu2", r_relu2, v_relu, ref_relu, lens[i], lens[i]);
+        check_array_case("hdrp", r_hdrp, v_hdrp, ref_hdrp_n, lens[i], 2 * lens[i]);
     }
     long ns[] = {0, 1, 3, 3, 40, 300}, ms[] = {2, 1, 0, 4, 7, 300};
     for (int i = 0; i < 6; ++i) outer(ns[i], ms[i]);
