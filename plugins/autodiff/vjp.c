@@ -47,9 +47,11 @@
  *   (an η-wrapper) is the callee's vjp.
  * Stores, allocations and frees: the section "writes" at the end (loads
  * are taped instead of recomputed when f stores); pointer parameters of
- * blocks: the section at the very end. Other memory operations, recursion,
- * and pointer parameters passed pointers into different buffers are the
- * located error `autodiff: cannot differentiate (reverse mode) …`. */
+ * blocks: the section at the very end. Recursion, pointers without a
+ * shadow (loaded from memory, or parameters passed offsets into different
+ * buffers) and calls that would have to be checkpoints where memory is
+ * written are the located error `autodiff: cannot differentiate (reverse
+ * mode) …`. */
 #include "autodiff.h"
 
 #include <stdint.h>
@@ -2477,8 +2479,10 @@ MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, Mi
  *   the loading block's reverse (vm_cross);
  * - `free` of an argument buffer runs in the forward sweep; the loads it
  *   may follow are taped (VjpMem.afree);
- * - checkpointed calls (a nested function redone by its vjp would redo its
- *   writes, or read memory written since) are located errors. */
+ * - a nested function's calls are blocks of f at each site (up to
+ *   INL_SITES, vm_no_checkpoint): a checkpoint (the function redone by its
+ *   vjp) would redo its writes, or read memory written since, so one that
+ *   remains is a located error (vm_checkpoint_ok). */
 typedef struct VjpMem {
     Cl c0;         /* block 0's forward builder */
     bool write;    /* f stores: loads may be taped (vm_taped) */
