@@ -2094,7 +2094,7 @@ static MimDef *copy_fn(Rev *rv, MimDef *h) {
     return r;
 }
 
-enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f (vm_checkpoint_ok's message) */
+enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of one function, blocks of f (INL_BLOCKS: vm_checkpoint_ok's message) */
 
 /* The call body (a block's terminator h (args, k)) becomes a jump to a new
  * block inl_h: h's body with its return continuation replaced by k (every
@@ -2198,8 +2198,9 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
         bool ok = true;
         for (size_t j = 0; ok && j < calls.n; ++j) {
             MimDef *body = calls.d[j], *h = mim_resolve(w, mim_app_callee(body));
-            bool all = vm_no_checkpoint(rv, st, h);
-            if ((uintptr_t)mim_ptrmap_get(&count, h) > 1 + (all || loop_free(rv, h) ? INL_SITES - 1 : 0) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h, all)) continue;
+            bool all = vm_no_checkpoint(rv, st, h); /* (every site, up to INL_BLOCKS blocks) */
+            bool many = (uintptr_t)mim_ptrmap_get(&count, h) > 1 + (loop_free(rv, h) ? INL_SITES - 1 : 0);
+            if ((many && !all) || rv->blk.n > INL_BLOCKS || !inlinable(rv, h, all)) continue;
             ok = inline_site(rv, h, body, seen);
             again = true;
         }
@@ -2479,10 +2480,10 @@ MimDef *autodiff_vjp_inactive(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, Mi
  *   the loading block's reverse (vm_cross);
  * - `free` of an argument buffer runs in the forward sweep; the loads it
  *   may follow are taped (VjpMem.afree);
- * - a nested function's calls are blocks of f at each site (up to
- *   INL_SITES, vm_no_checkpoint): a checkpoint (the function redone by its
- *   vjp) would redo its writes, or read memory written since, so one that
- *   remains is a located error (vm_checkpoint_ok). */
+ * - a nested function's calls are blocks of f at each site
+ *   (vm_no_checkpoint): a checkpoint (the function redone by its vjp)
+ *   would redo its writes, or read memory written since, so one that
+ *   remains (recursion, INL_BLOCKS) is a located error (vm_checkpoint_ok). */
 typedef struct VjpMem {
     Cl c0;         /* block 0's forward builder */
     bool write;    /* f stores: loads may be taped (vm_taped) */
@@ -3010,7 +3011,7 @@ static bool vm_writes(MimWorld *w, MimDef *e, MimPtrMap *seen) { return vm_write
 /* f or a function it calls stores (or frees an argument), or h writes: a
  * call of h cannot be a checkpoint (vm_checkpoint_ok), so inline_once
  * makes blocks of f of every call of h, also with loops or pointer
- * arguments (up to INL_SITES) */
+ * arguments (at any number of sites, up to INL_BLOCKS blocks of f) */
 static bool vm_no_checkpoint(Rev *rv, bool f_stores, MimDef *h) {
     MimPtrMap seen = {0};
     bool st = f_stores || vm_writes(rv->w, mim_lam_body(h), &seen);
@@ -3031,7 +3032,7 @@ static bool vm_checkpoint_ok(Rev *rv, MimDef *h) {
     bool wr = (rv->vm && rv->vm->write) || vm_writes(rv->w, mim_lam_body(h), &seen);
     mim_ptrmap_free(&seen);
     if (!wr) return true;
-    return fail(rv, h, "the call of a function called from more than 8 places (or from a function of more than 2048 blocks) where memory is written (its backward sweep would redo it)") != NULL;
+    return fail(rv, h, "the call of a nested function that stays a call where memory is written (a recursive one, or in a function of more than 2048 blocks: its backward sweep would redo it)") != NULL;
 }
 
 /* the end of the backward sweep: free the shadows, and the buffers f frees */

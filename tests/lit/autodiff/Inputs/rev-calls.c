@@ -10,6 +10,7 @@ double rmlp(double *, double *, double *, double *, double *, double *, double *
 double vmlp(double *, double *, double *, double *, long, long, long);
 double rck(double *, double *, long), vck(double *, long);
 double rtwoax(double *, double *, double, long), vtwoax(double *, double, long);
+double rmany(double *, double *, long), vmany(double *, long);
 
 /* mlp: L = Σ_k e_k², e = W2 H − y, H = tanh (W1 x); reverse: ē = 2e,
  * W̄2 = ē Hᵀ, H̄ = W2ᵀ ē, Z̄ = H̄ (1 − H²), W̄1 = Z̄ xᵀ; the gradient w.r.t.
@@ -88,11 +89,36 @@ static double ref_twoax(const double *a, long n, double *g) {
 static double r_twoax(double *a, double *g, long n) { return rtwoax(a, g, cof(n), n); }
 static double v_twoax(double *a, long n) { return vtwoax(a, cof(n), n); }
 
+/* many: f = a_0² Σ_{k<10} 0.81^k + 10 R, R = Σ_{j ≥ 1} a_j² (n ≥ 1; the
+ * a_0 term only when n ≥ 1); reverse per call k: ā_0 += 2 (0.9^k a_0)
+ * 0.9^k, ā_j += 2 a_j */
+static double ref_many(const double *a, long n, double *g) {
+    double f = 0, s = 1;
+    for (int k = 0; k < 10; ++k, s *= 0.9) {
+        for (long j = 0; j < n; ++j) {
+            double x = j ? a[j] : s * a[0];
+            f += x * x, g[j] += 2 * x * (j ? 1 : s);
+        }
+    }
+    return f;
+}
+static double r_many(double *a, double *g, long n) {
+    double *c = fresh(a, n), r = rmany(c, g, n);
+    free(c);
+    return r;
+}
+static double v_many(double *a, long n) {
+    double *c = fresh(a, n), r = vmany(c, n);
+    free(c);
+    return r;
+}
+
 int main(void) {
     long lens[] = {0, 1, 3, 300, 100000};
     for (int i = 0; i < 5; ++i) {
         check_array_case("ck", r_ck, v_ck, ref_ck, lens[i], lens[i]);
         check_array_case("twoax", r_twoax, v_twoax, ref_twoax, lens[i], lens[i]);
+        check_array_case("many", r_many, v_many, ref_many, lens[i], lens[i]);
     }
     mlp(3, 4, 2), mlp(1, 1, 1), mlp(0, 2, 2), mlp(10, 8, 3), mlp(40, 30, 5);
     return 0;
