@@ -1820,7 +1820,8 @@ static bool carried_loop(Rev *rv, long h) {
         }
         if (ok && s0) k = i;
     }
-    if (k == nh) {
+    uint64_t lit;
+    if (k == nh || !mim_def_lit(s0, &lit) || lit == UINT64_C(1) << 63) { /* s0 − 1 ≥ s0 would wrap */
         free(in);
         return false;
     }
@@ -1828,9 +1829,10 @@ static bool carried_loop(Rev *rv, long h) {
     MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
     if (cmp && t[1] == b0) { /* as counted_loop's: the exit's counter is max(s0, bound) */
         MimDef *pr = mim_app_arg(cmp), *rhs = mim_proj(w, pr, 2, 1);
+        MimDef *lhs = mim_resolve(w, mim_proj(w, pr, 2, 0));
+        MimDef *ctr = mim_resolve(w, leaf_key(rv, h, k));
         MimPtrMap seen = {0};
-        if (mim_resolve(w, mim_proj(w, pr, 2, 0)) == mim_resolve(w, leaf_key(rv, h, k)) && !varies(rv, rhs, h, -1, &seen))
-            rv->lr_bound[h] = rhs;
+        if (lhs == ctr && !varies(rv, rhs, h, -1, &seen)) rv->lr_bound[h] = rhs;
         mim_ptrmap_free(&seen);
     }
     if (!rv->cr) rv->cr = mim_xcalloc(nb, sizeof *rv->cr);
@@ -1872,14 +1874,17 @@ static bool build_cr_bwd(Rev *rv, long h) {
     for (size_t j = 0; again && j < rv->slots[h].n; ++j)
         if (!mim_ptrmap_has(up, rv->slots[h].d[j])) rv->slots[h].d[n0++] = rv->slots[h].d[j];
     rv->slots[h].n = n0;
-    Cl ce = {.rv = rv, .mode = CL_BWD, .b = h, .p = ep, .tp = mim_proj(w, E, ns, S_TP), .mem = mim_proj(w, E, ns, S_M), .st = E};
+    MimDef *etp = mim_proj(w, E, ns, S_TP);
+    MimDef *em = mim_proj(w, E, ns, S_M);
+    Cl ce = {.rv = rv, .mode = CL_BWD, .b = h, .p = ep, .tp = etp, .mem = em, .st = E};
     if (again) ce.end = rv->noid[h] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
     MimDef *bound = rv->lr_bound[h], *s0 = rv->lr_s0[h], *ctr = bound ? cl(&ce, bound) : s0;
     size_t n = rv->slots[h].n;
     bool ok = ctr && (!again || n == n0);
     if (ok && bound) {
         MimDef *sel[2] = {s0, ctr};
-        ctr = mim_extract(w, mim_tuple(w, sel, 2), icmp(w, MIM_core_icmp_sl, s0, ctr));
+        MimDef *lt = icmp(w, MIM_core_icmp_sl, s0, ctr);
+        ctr = mim_extract(w, mim_tuple(w, sel, 2), lt);
     } else if (ok) {
         ctr = tape_load(rv, ce.mem, ce.tp, iop(w, MIM_core_wrap_sub, ep, i64(rv, n + 1))); /* below the slots */
     }
