@@ -31,6 +31,11 @@
  *   H tests counter < bound, bound invariant: the reverse starts at
  *   max(s0, bound)), and the backward sweep runs the body's reverse with
  *   the counter counting down (build_lr_bwd);
+ * - a loop whose body spans several blocks (carried_loop) keeps its body's
+ *   records but not its counter: the backward state carries it (set by
+ *   the exit's record, counted down by the body entry's reverse), and the
+ *   backward sweep branches on it between the previous iteration's records
+ *   and those below the loop (link_next);
  * - a record leaves out the slots that the next record pushed (always the
  *   same one) holds with the same value: the reverse reads them there
  *   (plan_above);
