@@ -31,6 +31,11 @@
  *   H tests counter < bound, bound invariant: the reverse starts at
  *   max(s0, bound)), and the backward sweep runs the body's reverse with
  *   the counter counting down (build_lr_bwd);
+ * - a loop whose body spans several blocks (carried_loop) keeps its body's
+ *   records but not its counter: the backward state carries it (set by
+ *   the exit's record, counted down by the body entry's reverse), and the
+ *   backward sweep branches on it between the previous iteration's records
+ *   and those below the loop (link_next);
  * - a record leaves out the slots that the next record pushed (always the
  *   same one) holds with the same value: the reverse reads them there
  *   (plan_above);
@@ -139,6 +144,12 @@ struct Rev {
      * record): the slots read from a record above it instead (plan_above),
      * leaf ↦ 1 + the word's offset from the end of the record */
     MimPtrMap *above;
+    /* per block H heading a carried loop (carried_loop; in == NULL: none):
+     * the body's entry block, the index of H's counter among the
+     * backward state's accumulators (an I64 there, after the floats'),
+     * the body's blocks; H's exit record uses the counted-loop arrays with
+     * H as its own body (lr_h[H] = lr_b[H] = H) */
+    struct Carried { long b0; size_t acc; bool *in; } *cr;
 };
 
 static MimDef *vjp_of(Rev *parent, MimDef *h);
@@ -415,6 +426,7 @@ typedef struct Cl {
     MimPtrMap map;
     MimPtrMap sh; /* backward: pointer ↦ shadow */
     MimDef *end;  /* backward: the end of the record (its slots read from above are at end + offset) */
+    MimDef *st;   /* backward: the state the reverse receives (carried loops' counters are read there) */
 } Cl;
 
 static MimDef *cl(Cl *c, MimDef *old);
@@ -429,6 +441,8 @@ static size_t slot_of(Rev *rv, long b, MimDef *leaf) {
     return s->n - 1;
 }
 
+static MimDef *carried_ctr(Cl *c, long x, size_t i);
+
 static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
     Rev *rv = c->rv;
     MimWorld *w = rv->w;
@@ -439,6 +453,8 @@ static MimDef *cl_leaf(Cl *c, MimDef *old, long x, size_t i) {
         MimDef *args = mim_proj(w, fv, 2, 0);
         return mim_proj(w, args, arity(w, dom_of(w, rv->blk.d[x])), i);
     }
+    MimDef *ctr = carried_ctr(c, x, i);
+    if (ctr) return ctr;
     if (!wordable(rv, T)) return fail(rv, old, "a value of this type carried between blocks");
     MimDef *key = leaf_key(rv, x, i), *at;
     uintptr_t up = c->end && rv->above ? (uintptr_t)mim_ptrmap_get(&rv->above[c->b], key) : 0;
@@ -922,7 +938,8 @@ static MimDef *bwd_state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *re
     size_t n = S_ACC + rv->accT.n;
     MimDef **ops = mim_xcalloc(n, sizeof *ops);
     ops[S_M] = m, ops[S_TP] = tp, ops[S_POS] = pos, ops[S_RES] = res;
-    for (size_t j = 0; j < rv->accT.n; ++j) ops[S_ACC + j] = acc[j] ? acc[j] : fzero(w, rv->accT.d[j]);
+    for (size_t j = 0; j < rv->accT.n; ++j) /* a carried loop's counter (an I64) starts anywhere: its exit record sets it */
+        ops[S_ACC + j] = acc[j] ? acc[j] : is_float(rv->accT.d[j]) ? fzero(w, rv->accT.d[j]) : i64(rv, 0);
     MimDef *s = mim_tuple(w, ops, n);
     free(ops);
     return s;
@@ -1128,6 +1145,7 @@ static bool seed_jump(Adj *ad, long k, MimDef *a) {
 }
 
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape);
+static long carried_head(Rev *rv, long b);
 
 /* bwd_next_B (state): where the backward sweep goes after popping block
  * b's record (or its counted loop's); its body is set by link_next */
@@ -1149,6 +1167,7 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
     if (p && rv->above && rv->above[b].len && !rv->lr_next) c.end = rv->noid[b] ? p : iop(w, MIM_core_wrap_add, p, i64(rv, 1));
     c.mem = S ? mim_proj(w, S, ns, S_M) : mim_proj(w, rv->x, arity(w, rv->A), rv->mpos);
     c.tp = S ? mim_proj(w, S, ns, S_TP) : NULL;
+    c.st = S;
     for (size_t j = 0; rv->lr_next && j < rv->lr_over.cap; ++j) /* a counted loop's counter and record */
         if (rv->lr_over.slots[j].key) mim_ptrmap_put(&c.map, (MimDef *)rv->lr_over.slots[j].key, rv->lr_over.slots[j].val);
     Adj ad = {.c = &c};
@@ -1293,6 +1312,9 @@ static bool build_bwd(Rev *rv, long b, MimDef *lam, MimDef *S, MimDef *p) {
             free(ops);
         } else {
             MimDef *pos = sh ? base : iop(w, MIM_core_wrap_sub, p, i64(rv, rv->slots[b].n));
+            long ch = carried_head(rv, b);
+            if (ch) /* a carried loop's body entry: its iteration's reverse is done, the counter goes down */
+                ad.acc[rv->cr[ch].acc] = iop(w, MIM_core_wrap_sub, ad.acc[rv->cr[ch].acc], i64(rv, 1));
             MimDef *nx = next_of(rv, b);
             end = nx ? mim_app(w, nx, bwd_state(rv, c.mem, c.tp, pos, res, ad.acc)) : NULL;
         }
@@ -1374,6 +1396,22 @@ static bool varies(Rev *rv, MimDef *e, long h, long b, MimPtrMap *seen) {
     return mentions_param(rv, e, h, b, false, seen);
 }
 
+/* component i of a (the argument of a jump to block h) is h#i + 1, an I64 */
+static bool plus_one(Rev *rv, MimDef *a, long h, size_t i) {
+    MimWorld *w = rv->w;
+    MimDef *DH = dom_of(w, rv->blk.d[h]);
+    size_t nh = arity(w, DH);
+    MimDef *ai = mim_resolve(w, mim_proj(w, a, nh, i));
+    if (!is_i64(w, comp_type(w, DH, i)) || !ai || !mim_match(ai, MIM_core_wrap_add)) return false;
+    MimDef *pr = mim_app_arg(ai);
+    MimDef *key = mim_resolve(w, leaf_key(rv, h, i));
+    for (size_t o = 0; o < 2; ++o) { /* s + 1 or 1 + s (the normalizer puts literals first) */
+        uint64_t one;
+        if (mim_resolve(w, mim_proj(w, pr, 2, o)) == key && mim_def_lit(mim_proj(w, pr, 2, 1 - o), &one) && one == 1) return true;
+    }
+    return false;
+}
+
 /* Block b (B) is the body of a counted loop: B's parameters are memory
  * only, B jumps to its header H with the counter H#k + 1 (an I64), H
  * pushes no record and branches between B and its exit E, and every other
@@ -1395,16 +1433,8 @@ static bool counted_loop(Rev *rv, long b) {
     if (h <= 0 || h == b || !rv->trivial[h] || rv->lr_b[h]) return false;
     MimDef *H = rv->blk.d[h], *DH = dom_of(w, H);
     size_t nh = arity(w, DH), k = nh;
-    for (size_t i = 0; i < nh && k == nh; ++i) {
-        MimDef *ai = mim_resolve(w, mim_proj(w, a, nh, i));
-        if (!is_i64(w, comp_type(w, DH, i)) || !ai || !mim_match(ai, MIM_core_wrap_add)) continue;
-        MimDef *pr = mim_app_arg(ai);
-        MimDef *key = mim_resolve(w, leaf_key(rv, h, i));
-        for (size_t o = 0; o < 2 && k == nh; ++o) { /* s + 1 or 1 + s (the normalizer puts literals first) */
-            uint64_t one;
-            if (mim_resolve(w, mim_proj(w, pr, 2, o)) == key && mim_def_lit(mim_proj(w, pr, 2, 1 - o), &one) && one == 1) k = i;
-        }
-    }
+    for (size_t i = 0; i < nh && k == nh; ++i)
+        if (plus_one(rv, a, h, i)) k = i;
     if (k == nh) return false;
     MimDef *hb = mim_resolve(w, mim_lam_body(H)), *hg, *ha;
     if (!hb || mim_def_node(hb) != MIM_APP) return false;
@@ -1563,6 +1593,7 @@ static int build_lr_bwd(Rev *rv, long b) {
         cb.p = mim_proj(w, PS, ns, S_POS);
         cb.tp = mim_proj(w, PS, ns, S_TP);
         cb.mem = mim_proj(w, PS, ns, S_M);
+        cb.st = PS;
         bool okb = cl(&cb, bound) != NULL;
         mim_ptrmap_free(&cb.map), mim_ptrmap_free(&cb.sh);
         if (!okb) return 0;
@@ -1627,7 +1658,7 @@ static int build_lr_bwd(Rev *rv, long b) {
     ops[0] = E;
     MimDef *end = rv->noid[b] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
     size_t jf = 0;
-    Cl ce = {.rv = rv, .mode = CL_BWD, .b = b, .p = ep, .tp = etp, .mem = em};
+    Cl ce = {.rv = rv, .mode = CL_BWD, .b = b, .p = ep, .tp = etp, .mem = em, .st = E};
     for (size_t j = 0; j < n; ++j) {
         uintptr_t o = up ? (uintptr_t)mim_ptrmap_get(up, rv->slots[b].d[j]) : 0;
         MimDef *at = o ? iop(w, MIM_core_wrap_add, end, i64(rv, o - 1)) : iop(w, MIM_core_wrap_sub, ep, i64(rv, ++jf));
@@ -1692,6 +1723,207 @@ static bool build_lrx(Rev *rv, long b) {
     bool ok = push_then(rv, h, b, rv->lrx[b], S, B, leaves, n + !rv->lr_bound[b], NULL, (uint64_t)b - 1, then_exit, &x);
     free(leaves);
     return ok;
+}
+
+/* ---- carried loops ----------------------------------------------------------------------- */
+
+static void succs(Rev *rv, long b, Vec *out);
+
+/* how block x's terminator enters block h: 0 not, 1 by a direct jump with
+ * the argument *a, -1 otherwise (a branch, a call's continuation) */
+static int jumps_into(Rev *rv, long x, long h, MimDef **a) {
+    MimWorld *w = rv->w;
+    MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *H = rv->blk.d[h];
+    if (!body || mim_def_node(body) != MIM_APP) return -1;
+    target(rv, body, &g, a);
+    if (g == H) return 1;
+    if (mim_def_node(g) == MIM_EXTRACT) {
+        MimDef *t = mim_resolve(w, mim_def_op(g, 0));
+        for (size_t j = 0, n = t && mim_def_node(t) == MIM_TUPLE ? mim_def_num_ops(t) : 0; j < n; ++j)
+            if (mim_resolve(w, mim_def_op(t, j)) == H) return -1;
+    } else if (mim_def_node(g) == MIM_LAM && is_function(w, g)) {
+        MimDef *args, *k;
+        size_t n;
+        if (!split_call(rv, g, *a, &args, &k, &n) || k == H) return -1;
+    }
+    return 0;
+}
+
+/* The body in (the blocks reached from b0 without passing h) is entered
+ * only by h's branch and left only by jumps back to h: its blocks jump,
+ * branch or return from calls to blocks of the body other than b0 or
+ * (directly) to h, and no other block jumps into it. */
+static bool closed_body(Rev *rv, long h, long b0, const bool *in) {
+    MimWorld *w = rv->w;
+    Vec out = {0};
+    bool ok = true;
+    for (size_t x = 0; ok && x < rv->blk.n; ++x) {
+        if ((long)x == h) continue;
+        succs(rv, (long)x, &out);
+        MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[x])), *g, *a;
+        if (in[x] && (!body || mim_def_node(body) != MIM_APP)) ok = false;
+        else if (in[x]) { /* no return, no call returning elsewhere: every way out of x is in out */
+            target(rv, body, &g, &a);
+            MimDef *t = mim_def_node(g) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(g, 0)) : NULL;
+            size_t nt = t && mim_def_node(t) == MIM_TUPLE ? mim_def_num_ops(t) : 0;
+            ok = block_of(rv, g) > 0 ? out.n == 1 : t ? nt && out.n == nt : out.n == 1;
+        }
+        for (size_t o = 0; ok && o < out.n; ++o) {
+            long y = block_of(rv, out.d[o]);
+            ok = in[x] ? y == h || (in[y] && y != b0) : !in[y];
+        }
+    }
+    free(out.d);
+    return ok;
+}
+
+/* Block h (H) heads a loop whose body spans several blocks (a carried
+ * loop; counted_loop takes a body of one block): f does not write, H
+ * pushes no record and branches between the body's entry B0 and its exit
+ * E, the body is closed (closed_body), every jump back to H passes H#k + 1
+ * (an I64) and every other jump into H the same literal s0. The backward
+ * sweep then carries the counter in its state instead of the body's
+ * records holding it: H's exit pushes a record (the counter, left out
+ * when H tests counter < bound with the bound invariant in the loop) whose
+ * reverse sets the state's counter to the exit's − 1 (build_cr_bwd); the
+ * body's reverses read it there (carried_ctr); B0's reverse, once per
+ * iteration, counts it down; after either, the backward sweep goes to the
+ * previous iteration's records while the counter is ≥ s0, else to those
+ * below the loop (link_next), so they need no block number. */
+static bool carried_loop(Rev *rv, long h) {
+    MimWorld *w = rv->w;
+    size_t nb = rv->blk.n;
+    if (rv->vm || !rv->trivial[h] || rv->lr_b[h] || rv->lr_h[h]) return false;
+    MimDef *H = rv->blk.d[h], *DH = dom_of(w, H), *hb = mim_resolve(w, mim_lam_body(H)), *hg, *ha;
+    if (!hb || mim_def_node(hb) != MIM_APP) return false;
+    target(rv, hb, &hg, &ha);
+    MimDef *tup = mim_def_node(hg) == MIM_EXTRACT ? mim_resolve(w, mim_def_op(hg, 0)) : NULL;
+    if (!tup || mim_def_node(tup) != MIM_TUPLE || mim_def_num_ops(tup) != 2) return false;
+    long t[2] = {block_of(rv, mim_resolve(w, mim_def_op(tup, 0))), block_of(rv, mim_resolve(w, mim_def_op(tup, 1)))};
+    if (t[0] <= 0 || t[1] <= 0 || t[0] == t[1] || t[0] == h || t[1] == h) return false;
+    bool *in = mim_xcalloc(nb, sizeof *in);
+    Vec q = {0}, out = {0};
+    long b0 = 0, e = 0;
+    for (int j = 0; j < 2 && !b0; ++j) { /* the body's entry: the target H is reached from */
+        memset(in, 0, nb * sizeof *in);
+        q.n = 0;
+        in[t[j]] = true;
+        vpush(&q, rv->blk.d[t[j]]);
+        bool back = false;
+        for (size_t i = 0; i < q.n; ++i) {
+            succs(rv, block_of(rv, q.d[i]), &out);
+            for (size_t o = 0; o < out.n; ++o) {
+                long y = block_of(rv, out.d[o]);
+                back |= y == h;
+                if (y > 0 && y != h && !in[y]) in[y] = true, vpush(&q, out.d[o]);
+            }
+        }
+        if (back && !in[t[1 - j]] && closed_body(rv, h, t[j], in)) b0 = t[j], e = t[1 - j];
+    }
+    free(q.d), free(out.d);
+    size_t nh = arity(w, DH), k = nh;
+    MimDef *s0 = NULL;
+    for (size_t i = 0; b0 && i < nh && k == nh; ++i) { /* the counter */
+        bool ok = is_i64(w, comp_type(w, DH, i));
+        s0 = NULL;
+        for (size_t x = 0; ok && x < nb; ++x) {
+            MimDef *a;
+            int jt = (long)x == h ? 0 : jumps_into(rv, (long)x, h, &a);
+            if (jt == 1 && in[x]) {
+                ok = plus_one(rv, a, h, i);
+            } else if (jt == 1) {
+                MimDef *v = mim_resolve(w, mim_proj(w, a, nh, i));
+                uint64_t lit;
+                ok = v && mim_def_lit(v, &lit) && (!s0 || v == s0);
+                s0 = v;
+            } else {
+                ok = jt == 0;
+            }
+        }
+        if (ok && s0) k = i;
+    }
+    uint64_t lit;
+    if (k == nh || !mim_def_lit(s0, &lit) || lit == UINT64_C(1) << 63) { /* s0 − 1 ≥ s0 would wrap */
+        free(in);
+        return false;
+    }
+    rv->lr_h[h] = h, rv->lr_b[h] = h, rv->lr_k[h] = k, rv->lr_s0[h] = s0, rv->lr_e[h] = e;
+    MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
+    if (cmp && t[1] == b0) { /* as counted_loop's: the exit's counter is max(s0, bound) */
+        MimDef *pr = mim_app_arg(cmp), *rhs = mim_proj(w, pr, 2, 1);
+        MimDef *lhs = mim_resolve(w, mim_proj(w, pr, 2, 0));
+        MimDef *ctr = mim_resolve(w, leaf_key(rv, h, k));
+        MimPtrMap seen = {0};
+        if (lhs == ctr && !varies(rv, rhs, h, -1, &seen)) rv->lr_bound[h] = rhs;
+        mim_ptrmap_free(&seen);
+    }
+    if (!rv->cr) rv->cr = mim_xcalloc(nb, sizeof *rv->cr);
+    rv->cr[h] = (struct Carried){b0, rv->accT.n, in};
+    vpush(&rv->accT, rv->I64);
+    rv->trivial[b0] = false; /* B0's reverse counts down, even with nothing else to do */
+    return true;
+}
+
+/* the carried loop whose body b enters (b is its B0), or 0 */
+static long carried_head(Rev *rv, long b) {
+    for (size_t h = 1; rv->cr && h < rv->blk.n; ++h)
+        if (rv->cr[h].in && rv->cr[h].b0 == b) return (long)h;
+    return 0;
+}
+
+/* backward: component i of block x's parameter read in c's reverse, when
+ * it is the counter of x's carried loop and c's block is in its body: the
+ * state's counter */
+static MimDef *carried_ctr(Cl *c, long x, size_t i) {
+    Rev *rv = c->rv;
+    if (!rv->cr || !rv->cr[x].in || !c->st || c->b <= 0 || !rv->cr[x].in[c->b] || i != rv->lr_k[x]) return NULL;
+    return mim_proj(rv->w, c->st, S_ACC + rv->accT.n, S_ACC + rv->cr[x].acc);
+}
+
+/* bwd_H, the reverse of the carried loop H's exit record ([counter,]
+ * slots, [id]): the state's counter becomes the exit's counter − 1 (the
+ * last iteration's), the record is popped, then bwd_next_H. Its slots are
+ * what the bound reads; built again when some are read above
+ * (rebuild_above). */
+static bool build_cr_bwd(Rev *rv, long h) {
+    MimWorld *w = rv->w;
+    size_t ns = S_ACC + rv->accT.n;
+    MimDef *E = mim_var(w, rv->bwd[h]);
+    MimDef *ep = mim_proj(w, E, ns, S_POS);
+    MimPtrMap *up = rv->above ? &rv->above[h] : NULL;
+    bool again = up && up->len;
+    size_t n0 = 0;
+    for (size_t j = 0; again && j < rv->slots[h].n; ++j)
+        if (!mim_ptrmap_has(up, rv->slots[h].d[j])) rv->slots[h].d[n0++] = rv->slots[h].d[j];
+    rv->slots[h].n = n0;
+    MimDef *etp = mim_proj(w, E, ns, S_TP);
+    MimDef *em = mim_proj(w, E, ns, S_M);
+    Cl ce = {.rv = rv, .mode = CL_BWD, .b = h, .p = ep, .tp = etp, .mem = em, .st = E};
+    if (again) ce.end = rv->noid[h] ? ep : iop(w, MIM_core_wrap_add, ep, i64(rv, 1));
+    MimDef *bound = rv->lr_bound[h], *s0 = rv->lr_s0[h], *ctr = bound ? cl(&ce, bound) : s0;
+    size_t n = rv->slots[h].n;
+    bool ok = ctr && (!again || n == n0);
+    if (ok && bound) {
+        MimDef *sel[2] = {s0, ctr};
+        MimDef *lt = icmp(w, MIM_core_icmp_sl, s0, ctr);
+        ctr = mim_extract(w, mim_tuple(w, sel, 2), lt);
+    } else if (ok) {
+        ctr = tape_load(rv, ce.mem, ce.tp, iop(w, MIM_core_wrap_sub, ep, i64(rv, n + 1))); /* below the slots */
+    }
+    MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+    for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, E, ns, i);
+    ops[S_POS] = iop(w, MIM_core_wrap_sub, ep, i64(rv, n + !bound));
+    MimDef *nx = ok ? next_of(rv, h) : NULL;
+    if (nx) {
+        ops[S_ACC + rv->cr[h].acc] = iop(w, MIM_core_wrap_sub, ctr, i64(rv, 1));
+        ok = set_body(w, rv->bwd[h], mim_app(w, nx, mim_tuple(w, ops, ns)));
+    } else if (ok) {
+        ok = false;
+    }
+    if (!ok && !rv->failed) fail(rv, rv->blk.d[h], "the loop (its record changed)");
+    free(ops);
+    mim_ptrmap_free(&ce.map), mim_ptrmap_free(&ce.sh);
+    return ok && !rv->failed;
 }
 
 /* bwd_loop: pop a record and dispatch on its block number; block 0's
@@ -1821,18 +2053,61 @@ static long empty_or(Rev *rv, const bool *in, long y) {
     return x;
 }
 
+static int jumps_into(Rev *rv, long x, long h, MimDef **a);
+static long carried_head(Rev *rv, long b);
+
+/* the one record of row (like in's rows: row[r] for r's record, row[0]
+ * for the empty tape), TOP_EMPTY, TOP_MANY or TOP_NONE */
+static long row_top(Rev *rv, const bool *row) {
+    long top = TOP_NONE;
+    for (size_t r = 0; r < rv->blk.n; ++r)
+        if (row[r]) join_top(&top, r ? (long)r : TOP_EMPTY);
+    return top;
+}
+
+/* The records that may be on top when the reverse of b's record (or of
+ * its counted loop's) is done, as rows of in's kind: in's row of b (of
+ * its loop's header); for a carried loop's exit record and its body's
+ * entry (*h set to the loop's header) two, told apart by the counter in
+ * bwd_next_B: [0] those on top at the jumps back to the header (below the
+ * previous iteration's reverse), [1] those at the jumps into the loop.
+ * Returns the number of rows; tmp has room for two. */
+static size_t rows_below(Rev *rv, const bool *in, long b, bool *tmp, const bool **rows, long *h) {
+    size_t nb = rv->blk.n;
+    *h = rv->cr && rv->cr[b].in ? b : carried_head(rv, b);
+    if (!*h) {
+        rows[0] = in + (size_t)(rv->lr_h[b] ? rv->lr_h[b] : b) * nb;
+        return 1;
+    }
+    memset(tmp, 0, 2 * nb * sizeof *tmp);
+    for (size_t x = 0; x < nb; ++x) {
+        MimDef *a;
+        if ((long)x == *h || jumps_into(rv, (long)x, *h, &a) != 1) continue;
+        bool *to = tmp + (rv->cr[*h].in[x] ? 0 : nb);
+        if (x > 0 && !rv->trivial[x] && !rv->lr_h[x]) to[x] = true; /* x pushes its record (tape_tops) */
+        else
+            for (size_t r = 0; r < nb; ++r) to[r] |= in[x * nb + r];
+    }
+    rows[0] = tmp, rows[1] = tmp + nb;
+    return 2;
+}
+
 /* Marks the records the dispatch of bwd_loop may pop (they keep their block
  * number; the others are only reached by direct jumps and omit it): those
  * below a record whose reverse goes to bwd_loop, and the one on top when f
  * returns. With writes (rv->vm) every record keeps it. */
-static void mark_ids(Rev *rv, const long *top, const bool *in, const bool *exits) {
+static void mark_ids(Rev *rv, const bool *in, const bool *exits) {
     size_t nb = rv->blk.n;
+    bool *tmp = mim_xcalloc(2 * nb, sizeof *tmp);
     for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
     for (size_t b = 1; b < nb; ++b) {
-        long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b;
-        if (rv->nxt[b] && top[y] <= 0 && !empty_or(rv, in, y))
-            for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[(size_t)y * nb + r];
+        const bool *rows[2];
+        long h;
+        for (size_t k = 0, n = rv->nxt[b] ? rows_below(rv, in, (long)b, tmp, rows, &h) : 0; k < n; ++k)
+            if (row_top(rv, rows[k]) <= 0 && !empty_or(rv, rows[k], 0))
+                for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !rows[k][r];
     }
+    free(tmp);
     for (size_t x = 0; x < nb; ++x) {
         if (!exits[x]) continue;
         if (x > 0 && !rv->trivial[x] && !rv->lr_h[x]) rv->noid[x] = false;
@@ -1841,45 +2116,70 @@ static void mark_ids(Rev *rv, const long *top, const bool *in, const bool *exits
     }
 }
 
-/* bwd_next_B: straight to the reverse of the record below B's (or below
- * its counted loop's) when that record is always the same block's, else
- * through bwd_loop's dispatch */
+/* The jump from bwd_next_B (its state S) when the records that may be on
+ * top are row's: straight to the reverse of the record below when it is
+ * always the same block's, else through bwd_loop's dispatch */
+static MimDef *jump_below(Rev *rv, long b, MimDef *S, const bool *row) {
+    MimWorld *w = rv->w;
+    size_t ns = S_ACC + rv->accT.n;
+    long x = row_top(rv, row), alt = x > 0 ? 0 : empty_or(rv, row, 0);
+    MimDef *to = rv->loop, *arg = S;
+    if (x > 0 || alt) { /* x's reverse, its block number (if any) popped */
+        long t = x > 0 ? x : alt;
+        MimDef **ops = mim_xcalloc(ns, sizeof *ops);
+        for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
+        if (!rv->noid[t]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
+        arg = mim_tuple(w, ops, ns);
+        free(ops);
+        to = rv->bwd[t];
+    }
+    if (alt) { /* the tape may be empty here: then bwd_loop (which ends the sweep), else x's reverse */
+        MimDef *pos = mim_proj(w, S, ns, S_POS);
+        MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0));
+        MimDef *go = named(w, mim_cn(w, mim_unit_type(w)), "bwd_pop_", rv->blk.d[b]);
+        MimDef *end = named(w, mim_cn(w, mim_unit_type(w)), "bwd_end_", rv->blk.d[b]);
+        if (!go || !end || !set_body(w, go, mim_app(w, to, arg)) || !set_body(w, end, mim_app(w, rv->loop, S))) return NULL;
+        MimDef *br[2] = {go, end};
+        MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
+        return mim_app(w, sel, mim_unit(w));
+    }
+    return mim_app(w, to, arg);
+}
+
+/* bwd_next_B: jump_below; after a carried loop's exit record or body
+ * entry, by the counter just counted down: the previous iteration's
+ * records while it is ≥ s0, else those below the loop */
 static bool link_next(Rev *rv) {
     MimWorld *w = rv->w;
     size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
     long *top = mim_xcalloc(nb, sizeof *top);
-    bool *in = mim_xcalloc(nb * nb, sizeof *in), *exits = mim_xcalloc(nb, sizeof *exits);
+    bool *in = mim_xcalloc(nb * nb, sizeof *in), *exits = mim_xcalloc(nb, sizeof *exits), *tmp = mim_xcalloc(2 * nb, sizeof *tmp);
     tape_tops(rv, top, in, exits);
-    mark_ids(rv, top, in, exits);
+    mark_ids(rv, in, exits);
     bool ok = true;
     for (size_t b = 1; ok && b < nb; ++b) {
         MimDef *nx = rv->nxt[b];
         if (!nx) continue;
-        long y = rv->lr_h[b] ? rv->lr_h[b] : (long)b, x = top[y], alt = x > 0 ? 0 : empty_or(rv, in, y);
-        MimDef *S = mim_var(w, nx), *to = rv->loop, *arg = S;
-        if (x > 0 || alt) { /* x's reverse, its block number (if any) popped */
-            long t = x > 0 ? x : alt;
-            MimDef **ops = mim_xcalloc(ns, sizeof *ops);
-            for (size_t i = 0; i < ns; ++i) ops[i] = mim_proj(w, S, ns, i);
-            if (!rv->noid[t]) ops[S_POS] = iop(w, MIM_core_wrap_sub, ops[S_POS], i64(rv, 1));
-            arg = mim_tuple(w, ops, ns);
-            free(ops);
-            to = rv->bwd[t];
-        }
-        if (alt) { /* the tape may be empty here: then bwd_loop (which ends the sweep), else x's reverse */
-            MimDef *pos = mim_proj(w, S, ns, S_POS);
-            MimDef *empty = icmp(w, MIM_core_icmp_e, pos, rv->shared ? rv->base : i64(rv, 0));
-            MimDef *go = named(w, mim_cn(w, mim_unit_type(w)), "bwd_pop_", rv->blk.d[b]);
-            MimDef *end = named(w, mim_cn(w, mim_unit_type(w)), "bwd_end_", rv->blk.d[b]);
-            if (!go || !end || !set_body(w, go, mim_app(w, to, arg)) || !set_body(w, end, mim_app(w, rv->loop, S))) ok = false;
-            MimDef *br[2] = {go, end};
-            MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), empty);
-            ok = ok && set_body(w, nx, mim_app(w, sel, mim_unit(w)));
+        const bool *rows[2];
+        long h;
+        size_t nr = rows_below(rv, in, (long)b, tmp, rows, &h);
+        MimDef *S = mim_var(w, nx);
+        if (nr == 1) {
+            MimDef *j = jump_below(rv, (long)b, S, rows[0]);
+            ok = j && set_body(w, nx, j);
             continue;
         }
-        ok = set_body(w, nx, mim_app(w, to, arg));
+        MimDef *iter = named(w, mim_cn(w, mim_unit_type(w)), "bwd_iter_", rv->blk.d[b]);
+        MimDef *left = named(w, mim_cn(w, mim_unit_type(w)), "bwd_left_", rv->blk.d[b]);
+        MimDef *ji = iter && left ? jump_below(rv, (long)b, S, rows[0]) : NULL;
+        MimDef *jl = ji ? jump_below(rv, (long)b, S, rows[1]) : NULL;
+        ok = jl && set_body(w, iter, ji) && set_body(w, left, jl);
+        MimDef *more = icmp(w, MIM_core_icmp_sge, mim_proj(w, S, ns, S_ACC + rv->cr[h].acc), rv->lr_s0[h]);
+        MimDef *br[2] = {left, iter};
+        MimDef *sel = mim_extract(w, mim_tuple(w, br, 2), more);
+        ok = ok && set_body(w, nx, mim_app(w, sel, mim_unit(w)));
     }
-    free(top), free(in), free(exits);
+    free(top), free(in), free(exits), free(tmp);
     return ok;
 }
 
@@ -2060,6 +2360,10 @@ static bool rebuild_above(Rev *rv) {
     size_t nb = rv->blk.n, ns = S_ACC + rv->accT.n;
     for (size_t b = 1; rv->above && b < nb; ++b) {
         if (!rv->above[b].len) continue;
+        if (rv->cr && rv->cr[b].in) {
+            if (!build_cr_bwd(rv, (long)b)) return false;
+            continue;
+        }
         if (rv->lr_h[b]) {
             if (build_lr_bwd(rv, (long)b) != 1) return false;
             continue;
@@ -2349,6 +2653,9 @@ static MimDef *build(Rev *rv) {
     if (!vm_begin(rv)) return NULL;
     if (rv->shared && rv->vm) return fail(rv, rv->f, "the function sharing its caller's tape that writes memory");
     for (size_t b = 1; b < nb; ++b) rv->shcall[b] = shared_call(rv, (long)b);
+    for (size_t b = 1; b < nb; ++b)
+        if (!rv->trivial[b]) counted_loop(rv, (long)b);
+    for (size_t b = 1; b < nb; ++b) carried_loop(rv, (long)b); /* adds its counter to the backward state */
     MimDef *St = state_type(rv);
     size_t ns = S_ACC + rv->accT.n;
     MimDef **bs = mim_xcalloc(ns, sizeof *bs);
@@ -2363,11 +2670,9 @@ static MimDef *build(Rev *rv) {
         rv->fwd[b] = named(w, mim_cn(w, mim_sigma(w, fd, 2)), "fwd_", X);
         rv->bwd[b] = named(w, mim_cn(w, rv->BS), "bwd_", X);
     }
-    for (size_t b = 1; b < nb; ++b)
-        if (!rv->trivial[b]) counted_loop(rv, (long)b);
     /* backward first: it decides what the records hold */
     for (size_t b = 1; b < nb; ++b) {
-        int lr = rv->lr_h[b] ? build_lr_bwd(rv, (long)b) : -1;
+        int lr = rv->cr && rv->cr[b].in ? build_cr_bwd(rv, (long)b) : rv->lr_h[b] ? build_lr_bwd(rv, (long)b) : -1;
         if (lr == 0) return NULL;
         if (lr == 1) continue;
         if (rv->lr_h[b]) rv->lr_b[rv->lr_h[b]] = 0, rv->lr_h[b] = 0, rv->lr_bound[b] = NULL, rv->slots[b].n = 0; /* not a counted loop after all */
@@ -2431,6 +2736,8 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.lr_bound);
     for (size_t b = 0; rv.above && b < rv.blk.n; ++b) mim_ptrmap_free(&rv.above[b]);
     free(rv.above), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
+    for (size_t b = 0; rv.cr && b < rv.blk.n; ++b) free(rv.cr[b].in);
+    free(rv.cr);
     if (!res) {
         mim_ptrmap_put(memo, key, f);
         if (parent) parent->failed = true;
