@@ -239,7 +239,7 @@ static bool drops_some(const Plan *p) {
 static void copy_prop_prepare(MimPass *pass) {
     CopyProp *c = (CopyProp *)pass;
     free_plans(c);
-    c->uses = mem_uses_of(mim_pass_world(pass));
+    c->uses = mem_uses_of(pass);
     for (size_t i = 0; i < c->uses->nodes.len; ++i) {
         MimDef *L = c->uses->nodes.data[i];
         if (mim_def_node(L) != MIM_LAM || !mim_def_is_mut(L)) continue;

@@ -506,7 +506,7 @@ static void ssa_prepare(MimPass *p) {
     Ssa *s = (Ssa *)p;
     MimWorld *w = world(s);
     free_round(s);
-    s->uses = mem_uses_of(w);
+    s->uses = mem_uses_of(p);
     for (size_t i = 0; i < s->uses->nodes.len; ++i) {
         MimDef *slot = mim_match(s->uses->nodes.data[i], MIM_mem_slot);
         uint64_t id;
