@@ -46,7 +46,7 @@ static bool meet(MemUses *u, MimDef *d) {
 /* Rebuild the use lists of the program reachable from w's externals. */
 static void uses_build(MemUses *u, MimPass *p) {
     MimWorld *w = mim_pass_world(p);
-    size_t expect = u->nodes.len ? u->nodes.len : mim_world_num_nodes(w) / 2;
+    size_t expect = u->num_nodes ? u->num_nodes : mim_world_num_nodes(w) / 2;
     u->pass = p;
     /* Stale entries are cleared; the round's records all start unmet. */
     size_t records = mim_pass_num_records(p);
@@ -56,8 +56,9 @@ static void uses_build(MemUses *u, MimPass *p) {
     mim_ptrmap_clear(&u->other);
     u->other_heads.len = 0;
     u->uses.len = 0;
-    u->nodes.len = 0;
-    mim_vec_reserve(&u->nodes, expect);
+    u->num_nodes = 0;
+    u->lams.len = 0;
+    u->slots.len = 0;
     mim_vec_reserve(&u->uses, 2 * expect); /* about two uses per node */
     MemVec todo = {0};
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
@@ -66,7 +67,9 @@ static void uses_build(MemUses *u, MimPass *p) {
     }
     while (todo.len) {
         MimDef *d = todo.data[--todo.len];
-        mim_vec_push(&u->nodes, d);
+        ++u->num_nodes;
+        if (mim_def_node(d) == MIM_LAM && mim_def_is_mut(d)) mim_vec_push(&u->lams, d);
+        else if (mim_def_node(d) == MIM_APP && mim_match(d, MIM_mem_slot) == d) mim_vec_push(&u->slots, d);
         /* Types only matter where they depend on variables (a closed type
          * cannot mention a slot or a parameter; the tower of universes
          * above `*` is also created lazily and must not be walked). */
@@ -114,7 +117,8 @@ void mem_uses_free(MemUses *u) {
     mim_ptrmap_free(&u->other);
     mim_vec_free(&u->other_heads);
     mim_vec_free(&u->uses);
-    mim_vec_free(&u->nodes);
+    mim_vec_free(&u->lams);
+    mim_vec_free(&u->slots);
     *u = (MemUses){0};
 }
 

@@ -38,7 +38,11 @@ typedef struct MemUses {
     MIM_VEC(uint32_t) other_heads;
     const MimPass *pass; /* whose round's indices `first` is keyed by */
     MIM_VEC(MemUse) uses;
-    MemVec nodes;  /* every reachable node, in discovery order */
+    size_t num_nodes; /* reachable nodes */
+    /* In discovery order, collected while the walk holds the node (a later
+     * scan of all nodes would miss the cache on each): */
+    MemVec lams;  /* the reachable mutable lambdas */
+    MemVec slots; /* the reachable %mem.slot applications */
 } MemUses;
 #define MEM_MET UINT32_MAX
 
