@@ -51,7 +51,7 @@ static void uses_build(MemUses *u, MimPass *p) {
     /* Stale entries are cleared; the round's records all start unmet. */
     size_t records = mim_pass_num_records(p);
     mim_vec_reserve(&u->first, records);
-    memset(u->first.data, 0, records * sizeof *u->first.data);
+    if (records) memset(u->first.data, 0, records * sizeof *u->first.data);
     u->first.len = records;
     mim_ptrmap_clear(&u->other);
     u->other_heads.len = 0;
