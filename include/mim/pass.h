@@ -80,6 +80,18 @@ MIM_API void mim_pass_error(MimPass *p, MimLoc loc, const char *fmt, ...) MIM_PR
  * the number of those uses that are operand 0 of an App. 0 for unknown or
  * newly created nodes. */
 MIM_API unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee);
+/* The round's side table (what it knows about a node, in the order the
+ * round first met the nodes) as a dense index a pass may key its own
+ * per-node arrays by, instead of a hash map: d's index, or UINT32_MAX if the
+ * round has no record of d. When a pass of the manager asks for use counts,
+ * every node reachable from the externals (types included) has one from
+ * prepare on; nodes met later in the traversal get indices at or above the
+ * number of records at prepare. Valid until the round ends. */
+MIM_API uint32_t mim_pass_node_index(const MimPass *p, const MimDef *d);
+MIM_API uint32_t mim_pass_num_records(const MimPass *p);
+/* Identifies the running round among all rounds of all pass managers on the
+ * pass's World (e.g. to share per-round results between passes). */
+MIM_API uint64_t mim_pass_round_id(const MimPass *p);
 /* Rewrite a node with the running manager (e.g. the operands of a node a
  * pass builds itself). */
 MIM_API MimDef *mim_pass_rewrite(MimPass *p, MimDef *def);

@@ -239,10 +239,9 @@ static bool drops_some(const Plan *p) {
 static void copy_prop_prepare(MimPass *pass) {
     CopyProp *c = (CopyProp *)pass;
     free_plans(c);
-    c->uses = mem_uses_of(mim_pass_world(pass));
-    for (size_t i = 0; i < c->uses->nodes.len; ++i) {
-        MimDef *L = c->uses->nodes.data[i];
-        if (mim_def_node(L) != MIM_LAM || !mim_def_is_mut(L)) continue;
+    c->uses = mem_uses_of(pass);
+    for (size_t i = 0; i < c->uses->lams.len; ++i) {
+        MimDef *L = c->uses->lams.data[i];
         Plan *p = candidate(c, L);
         if (!p) continue;
         mim_ptrmap_put(&c->plan, L, p);

@@ -28,15 +28,28 @@ typedef struct MemUse {
 } MemUse;
 
 typedef struct MemUses {
-    MimPtrMap first;  /* node -> index of its first use + 1 (as uintptr_t) */
+    /* Heads of the use lists, keyed by the round's node index
+     * (mim_pass_node_index): 0 = not met, MEM_MET = met without uses, else
+     * index of the first use + 1. A node without an index (not reached by
+     * the round's use count) has its head in other_heads, at the index
+     * `other` maps it to. */
+    MIM_VEC(uint32_t) first;
+    MimPtrMap other;
+    MIM_VEC(uint32_t) other_heads;
+    const MimPass *pass; /* whose round's indices `first` is keyed by */
     MIM_VEC(MemUse) uses;
-    MemVec nodes;  /* every reachable node, in discovery order */
+    size_t num_nodes; /* reachable nodes */
+    /* In discovery order, collected while the walk holds the node (a later
+     * scan of all nodes would miss the cache on each): */
+    MemVec lams;  /* the reachable mutable lambdas */
+    MemVec slots; /* the reachable %mem.slot applications */
 } MemUses;
+#define MEM_MET UINT32_MAX
 
-/* The use lists of the program w's externals reach (Var -> binder edges are
- * not uses), rebuilt when a mutable changed since the last call; valid until
- * the next call after such a change. */
-const MemUses *mem_uses_of(MimWorld *w);
+/* The use lists of the program the externals of p's World reach (Var ->
+ * binder edges are not uses), built once per round of p's manager (and again
+ * when a mutable changed since); valid until the round ends. */
+const MemUses *mem_uses_of(MimPass *p);
 void mem_uses_free(MemUses *u);
 /* Iterate: for (uint32_t i = mem_uses_first(u, d); i; i = u->uses.data[i - 1].next) */
 uint32_t mem_uses_first(const MemUses *u, const MimDef *d);

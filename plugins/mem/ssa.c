@@ -375,8 +375,8 @@ static bool entries(Ssa *s, MimDef *X, SlotInfo *si, MemVec *out) {
 static bool scope_controlled(Ssa *s, SlotInfo *si) {
     MimWorld *w = world(s);
     MimDef **b = (MimDef **)si->binders.data;
-    for (size_t i = 0; i < s->uses->nodes.len; ++i) {
-        MimDef *L = s->uses->nodes.data[i];
+    for (size_t i = 0; i < s->uses->lams.len; ++i) {
+        MimDef *L = s->uses->lams.data[i];
         if (!is_lam_with_body(L) || !mentions_any(w, L, b, si->binders.len)) continue;
         if (mim_def_is_external(L) || !entries(s, L, si, NULL)) return false;
     }
@@ -506,11 +506,11 @@ static void ssa_prepare(MimPass *p) {
     Ssa *s = (Ssa *)p;
     MimWorld *w = world(s);
     free_round(s);
-    s->uses = mem_uses_of(w);
-    for (size_t i = 0; i < s->uses->nodes.len; ++i) {
-        MimDef *slot = mim_match(s->uses->nodes.data[i], MIM_mem_slot);
+    s->uses = mem_uses_of(p);
+    for (size_t i = 0; i < s->uses->slots.len; ++i) {
+        MimDef *slot = s->uses->slots.data[i];
         uint64_t id;
-        if (!slot || slot != s->uses->nodes.data[i] || mim_app_num_args(slot) != 2 || !slot_id(w, slot, &id))
+        if (mim_app_num_args(slot) != 2 || !slot_id(w, slot, &id))
             continue;
         SlotInfo *si = mim_xcalloc(1, sizeof *si);
         si->id = id;

@@ -284,6 +284,15 @@ static bool quick_arity(MimWorld *w, MimDef *d, uint64_t *n) {
 /* A tuple, pack, sigma or array against anything but ⊤, a maximum of
  * levels or a hole: alpha_internal compares the arities before anything
  * kind-specific, and two distinct literal arities differ. */
+bool mim_quick_differ(const MimDef *a, const MimDef *b) {
+    if (a == b || ((a->dep | b->dep) & MIM_DEP_INFER) || special_kind(a) || special_kind(b)) return false;
+    if (a->node != b->node) return true; /* as certainly_differ: kinds first */
+    /* Distinct literals are distinct normal forms (their types or values
+     * differ), so the projections differ in an operand. */
+    return a->node == MIM_EXTRACT && !a->is_mut && !b->is_mut && a->ops[0] == b->ops[0] &&
+           a->ops[1] != b->ops[1] && a->ops[1]->node == MIM_LIT && b->ops[1]->node == MIM_LIT;
+}
+
 static bool arities_differ(MimWorld *w, MimDef *a, MimDef *b) {
     for (int i = 0; i < 2; ++i) {
         MimNode k = (MimNode)(i ? b : a)->node;

@@ -74,6 +74,14 @@ void mim_free_vars(MimWorld *w, MimDef *d, MimDefVec *out);
 bool mim_has_free_var(MimWorld *w, MimDef *d, MimDef *var);
 bool mim_is_closed(MimWorld *w, MimDef *d);
 
+/* ---- α-equivalence (check.c) --------------------------------------------- */
+/* Two distinct nodes that strict α-equivalence (without inference) tells
+ * apart by a look at them alone: free of holes, of different kinds (none
+ * that may stand for another: tuples, packs, sigmas, arrays, ⊤, umax), or
+ * projections of one tuple at two different literal indices. false: maybe
+ * equivalent (mim_alpha decides). */
+bool mim_quick_differ(const MimDef *a, const MimDef *b);
+
 /* ---- rewriting (subst.c, semantics.md §10.2) ----------------------------- */
 /* MimRewriter, MimRewriteHook, mim_rewrite and mim_rewrite_default are
  * public (mim/rewrite.h). Per-node hook: return the rewritten node (NULL =

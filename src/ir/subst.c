@@ -133,9 +133,16 @@ static void keep_debug_info(MimRewriter *rw, const MimDef *old, MimDef *res) {
     if (res->loc.begin.row == 0) res->loc = dst_loc(rw, old->loc);
 }
 
+static MimDef *subst_hook(MimRewriter *rw, MimDef *old);
+static bool is_const(const MimDef *d);
+
 MimDef *mim_rewrite(MimRewriter *rw, MimDef *old) {
     if (!old) return NULL;
     old = mim_res(rw->src, old);
+    /* A substitution keeps a node without variables and mutables as it is
+     * (subst_hook): known without a look-up, and not memoized (most nodes a
+     * substitution meets are such leaves: literals, types, axioms). */
+    if (rw->hook == subst_hook && is_const(old)) return old;
     MimDef *hit = memo_get(rw, old);
     if (hit) return hit;
     MimDef *res = rw->hook ? rw->hook(rw, old) : mim_rewrite_default(rw, old);

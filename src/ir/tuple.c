@@ -32,12 +32,13 @@ static bool distinct_heads(MimWorld *w, MimDef *a, MimDef *b) {
 
 /* is_uniform of §8: all elements strictly α-equivalent to the first. Two
  * distinct nodes free of variables, mutables and holes are hash-consed
- * normal forms, hence never α-equivalent: no need to ask. */
+ * normal forms, hence never α-equivalent: no need to ask; nor for the
+ * usual elements with variables, (0, v#1) or (v#0, v#1) (mim_quick_differ). */
 static bool is_uniform(MimWorld *w, MimDef *const *es, size_t n) {
     const unsigned open = MIM_DEP_VAR | MIM_DEP_MUT | MIM_DEP_INFER;
     for (size_t i = 1; i < n; ++i) {
         if (es[i] == es[0]) continue;
-        if (!((es[0]->dep | es[i]->dep) & open)) return false;
+        if (!((es[0]->dep | es[i]->dep) & open) || mim_quick_differ(es[0], es[i])) return false;
         if (distinct_heads(w, es[0], es[i])) return false;
         if (!mim_alpha(w, es[0], es[i], false)) return false;
     }

@@ -115,6 +115,7 @@ struct MimWorld {
     uint32_t gid;         /* last gid handed out */
     bool frozen;
     uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
+    uint64_t pass_rounds; /* rounds the pass managers started on this World (mim_pass_round_id) */
     MimSym name;
     MimLoc loc;           /* current location for new nodes and diagnostics */
     uint64_t scalarize_threshold;

@@ -170,6 +170,15 @@ unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *callee) {
     return r ? r->uses : 0;
 }
 
+uint32_t mim_pass_node_index(const MimPass *p, const MimDef *d) {
+    const NodeInfo *r = info_find(p->pm, d);
+    return r ? (uint32_t)(r - p->pm->s->info.data) : UINT32_MAX;
+}
+
+uint32_t mim_pass_num_records(const MimPass *p) { return (uint32_t)p->pm->s->info.len; }
+
+uint64_t mim_pass_round_id(const MimPass *p) { return p->pm->w->pass_rounds; }
+
 static bool participates(const MimPassMan *pm, const MimPass *p) {
     return !p->cls->on_lams || pm->cur_is_lam;
 }
@@ -416,6 +425,7 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     for (unsigned round = 0; round < MIM_PM_MAX_ROUNDS; ++round) {
         char here;
         pm->changed = pm->failed = pm->user_error = false;
+        ++w->pass_rounds;
         pm->stack_base = (uintptr_t)&here;
         if (uses) count_uses(pm);
         else pm->s->info.len = 0; /* a new round: every record is stale */
