@@ -272,23 +272,43 @@ bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse) {
     return true;
 }
 
-bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
-    if (!w || !m) return false;
-    Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0, .reeval_gids = 0};
+void mim_emit_stream_begin(MimEmitStream *s, MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks,
+                           size_t text_len) {
+    *s = (MimEmitStream){.w = w, .module = m, .hooks = hooks, .ok = true};
     /* A big input makes about one node per 12 to 14 source bytes
      * (bench/opt 12.2, bench/frontend 13.8): the hash-consing table is
      * sized for one per 14 at once instead of doubling ~log2(n/1024) times
      * on the way (at 10^5 declarations of bench/frontend, one per 16 left
      * the last doubling, a rehash of 4 million nodes, to emission). */
-    mim_world_reserve(w, m->text_len / 14);
+    mim_world_reserve(w, text_len / 14);
     mim_world_cache_recent(w);
-    MimDiag *diag = mim_world_diag(w);
-    unsigned errors = diag->num_errors;
-    bool ok = emit_decls(&e, m->decls, m->num_decls, false);
-    ok = ok && diag->num_errors == errors;
-    if (!ok && diag->num_errors == errors)
-        mim_diag_report(diag, MIM_ERROR, mim_world_loc(w), "internal error: emission failed");
+    s->errors = mim_world_diag(w)->num_errors;
+}
+
+bool mim_emit_stream_decl(MimEmitStream *s, MimAstDecl *d) {
+    if (!s->ok) return false;
+    Emitter e = {.w = s->w, .module = s->module, .hooks = s->hooks, .reeval_depth = s->reeval_depth,
+                 .reeval_gids = s->reeval_gids};
+    s->ok = emit_decl(&e, d);
+    s->reeval_depth = e.reeval_depth;
+    s->reeval_gids = e.reeval_gids;
+    return s->ok;
+}
+
+bool mim_emit_stream_end(MimEmitStream *s) {
+    MimDiag *diag = mim_world_diag(s->w);
+    bool ok = s->ok && diag->num_errors == s->errors;
+    if (!ok && diag->num_errors == s->errors)
+        mim_diag_report(diag, MIM_ERROR, mim_world_loc(s->w), "internal error: emission failed");
     return ok;
+}
+
+bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
+    if (!w || !m) return false;
+    MimEmitStream s;
+    mim_emit_stream_begin(&s, w, m, hooks, m->text_len);
+    for (size_t i = 0; i < m->num_decls && mim_emit_stream_decl(&s, m->decls[i]); ++i) continue;
+    return mim_emit_stream_end(&s);
 }
 
 bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with(w, m, NULL); }

@@ -30,6 +30,7 @@ typedef struct Parser {
     bool aborted;  /* nesting limit hit: only <end of file> from now on, no more errors */
     const char *file;
     MimSym sym_anon, sym_return;
+    MimArena *ast; /* where nodes go: the front end's arena, or its scratch arena (streaming) */
 } Parser;
 
 typedef MIM_VEC(void *) PtrVec;
@@ -175,7 +176,7 @@ _Static_assert(_Alignof(MimAstExpr) <= AST_ALIGN && _Alignof(MimTok) <= AST_ALIG
                    _Alignof(MimAstFun) <= AST_ALIGN && _Alignof(MimAstDecl) <= AST_ALIGN,
                "AST nodes are allocated with AST_ALIGN");
 
-static void *alloc(Parser *p, size_t n) { return mim_arena_alloc_aligned(&p->fe->arena, n, AST_ALIGN); }
+static void *alloc(Parser *p, size_t n) { return mim_arena_alloc_aligned(p->ast, n, AST_ALIGN); }
 
 static MimLoc span(Parser *p, MimLoc begin) {
     MimLoc l = begin;
@@ -1131,11 +1132,79 @@ static void parse_imports(Parser *p, MimAstModule *m) {
     mim_vec_free(&imports);
 }
 
-MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md) {
+/* ---- streaming the input ----------------------------------------------------------------- */
+
+/* A top-level binder outlives its declaration's nodes (later declarations
+ * use it): it moves from the scratch arena to the front end's. */
+static void persist(Parser *p, MimBinder **slot) {
+    if (!*slot) return;
+    MimBinder *b = mim_arena_alloc_aligned(&p->fe->arena, sizeof *b, AST_ALIGN);
+    *b = **slot;
+    *slot = b;
+    mim_vec_push(&p->fe->stream_binders, b);
+}
+
+static void persist_ptrn(Parser *p, MimAstPtrn *pt) {
+    if (!pt) return;
+    switch (pt->kind) {
+    case MIM_PTRN_ID: persist(p, &pt->u.id.binder); break;
+    case MIM_PTRN_GROUP:
+        for (size_t i = 0; i < pt->u.group.num_members; ++i) persist(p, &pt->u.group.members[i]);
+        break;
+    case MIM_PTRN_TUPLE:
+        for (size_t i = 0; i < pt->u.tuple.num_elems; ++i) persist_ptrn(p, pt->u.tuple.elems[i]);
+        break;
+    default: break;
+    }
+    persist(p, &pt->alias);
+}
+
+/* The binders a top-level declaration binds in the module's scope (those of
+ * emit.c's mim_emit_top_binders). */
+static void persist_top_binders(Parser *p, MimAstDecl *d) {
+    switch (d->kind) {
+    case MIM_DECL_AXM:
+        persist(p, &d->u.axm.name);
+        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
+            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) persist(p, &d->u.axm.subs[i].names[k]);
+        break;
+    case MIM_DECL_LET: persist_ptrn(p, d->u.let.ptrn); break;
+    case MIM_DECL_FUN:
+    case MIM_DECL_REC:
+        for (MimAstDecl *c = d; c; c = c->next) persist(p, c->kind == MIM_DECL_FUN ? &c->u.fun->name : &c->u.rec.name);
+        break;
+    case MIM_DECL_CDECL: persist(p, &d->u.cdecl.name); break;
+    }
+}
+
+/* decls ::= ( ';' | decl )*  at the top of a streamed module: each
+ * declaration is parsed into the scratch arena, handed on (bound and
+ * emitted: fe.c) and then dropped, so its memory serves the next one. */
+static void parse_decls_streamed(Parser *p, MimAstModule *m) {
+    MimFe *fe = p->fe;
+    for (;;) {
+        if (accept(p, MIM_TOK_SEMI)) continue;
+        if (!is_decl_start(kind(p, 0))) return;
+        if (!enter(p)) {
+            leave(p);
+            return;
+        }
+        p->ast = &fe->scratch;
+        MimAstDecl *d = parse_decl(p);
+        p->ast = &fe->arena;
+        leave(p);
+        persist_top_binders(p, d);
+        mim_fe_stream_decl_(fe, m, d);
+        mim_arena_reset(&fe->scratch);
+    }
+}
+
+MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md, bool stream) {
     Parser p;
     memset(&p, 0, sizeof p);
     p.fe = fe;
     p.file = path;
+    p.ast = &fe->arena;
     p.sym_anon = mim_world_sym(fe->world, "_");
     p.sym_return = mim_world_sym(fe->world, "return");
     mim_lexer_init(&p.lx, fe->world, &fe->arena, fe->diag, path, text, len, md);
@@ -1143,9 +1212,11 @@ MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, s
 
     MimAstModule *m = alloc(&p, sizeof *m);
     m->path = path;
+    m->text_len = len;
     parse_imports(&p, m);
     PtrVec decls = {0};
-    parse_decls(&p, &decls);
+    if (stream) parse_decls_streamed(&p, m);
+    else parse_decls(&p, &decls);
     if (kind(&p, 0) != MIM_TOK_EOF) {
         syntax_err_tok(&p, MIM_TOK_EOF, "module");
         if (kind(&p, 0) == MIM_TOK_WHERE && !silent(&p))
