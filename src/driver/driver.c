@@ -212,10 +212,11 @@ static size_t implicit_plugins(const Run *r, const char **names) {
 }
 
 /* Whether the input is emitted declaration by declaration as it is parsed
- * (its AST memory reused: docs/frontend.md): only where nothing needs the
- * whole AST afterwards (--output-ast, -h, writing a prelude) and nothing
- * runs between binding and emission (outside bootstrap mode the libraries
- * of `plugin` directives are loaded and prelude images read there). */
+ * (its AST memory reused: docs/cli.md, "Streaming the input"): only where
+ * nothing needs the whole AST afterwards (--output-ast, -h, writing a
+ * prelude) and nothing runs between binding and emission (outside
+ * bootstrap mode the libraries of `plugin` directives are loaded and
+ * prelude images read there). */
 static bool streams_input(const Run *r) {
     const MimOptions *o = r->o;
     return o->bootstrap && !r->ast.f && !o->out_h && !o->write_prelude;

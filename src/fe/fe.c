@@ -400,7 +400,7 @@ void mim_fe_stream_input(MimFe *fe, const MimFeStream *s) { fe->stream = *s; }
 
 static bool stream_clean(const MimFe *fe) { return !fe->fatal && !fe->diag->num_errors && !fe->held.num_errors; }
 
-void mim_fe_stream_decl_(MimFe *fe, MimAstModule *m, MimAstDecl *d) {
+static void stream_decl(MimFe *fe, MimAstModule *m, MimAstDecl *d) {
     bool first = !fe->prefix_bound;
     if (!fe->fatal) { /* else binding does not happen */
         MimDiag *diag = fe->diag;
@@ -416,7 +416,12 @@ void mim_fe_stream_decl_(MimFe *fe, MimAstModule *m, MimAstDecl *d) {
         }
         fe->stream.decl(fe->stream.user, m, d);
     }
-    /* the declaration's nodes go: nothing may point to them any more */
+}
+
+void mim_fe_stream_decls_(MimFe *fe, MimAstModule *m, MimAstDecl **decls, size_t n) {
+    for (size_t i = 0; i < n; ++i) stream_decl(fe, m, decls[i]);
+    /* the declarations' nodes go: the binders that stay must not point to
+     * them (emit_ptrn.c compares these links with patterns' addresses) */
     for (size_t i = 0; i < fe->stream_binders.len; ++i) fe->stream_binders.data[i]->node = NULL;
     fe->stream_binders.len = 0;
 }

@@ -94,9 +94,10 @@ struct MimFe {
 MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc);
 /* parser.c: parse a whole module from text. */
 MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md, bool stream);
-/* fe.c: a top-level declaration d of the streamed module m was parsed (its
- * top-level binders moved out of the scratch arena): bind it, hand it on. */
-void mim_fe_stream_decl_(MimFe *fe, MimAstModule *m, MimAstDecl *d);
+/* fe.c: top-level declarations of the streamed module m were parsed (their
+ * top-level binders moved out of the scratch arena): bind them and hand
+ * them on, in order; then nothing may point into their nodes. */
+void mim_fe_stream_decls_(MimFe *fe, MimAstModule *m, MimAstDecl **decls, size_t n);
 /* fe.c: file lookup and reading, shared with skeleton.c. */
 char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
 MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);

@@ -1177,26 +1177,46 @@ static void persist_top_binders(Parser *p, MimAstDecl *d) {
     }
 }
 
-/* decls ::= ( ';' | decl )*  at the top of a streamed module: each
- * declaration is parsed into the scratch arena, handed on (bound and
- * emitted: fe.c) and then dropped, so its memory serves the next one. */
+/* Bytes of syntax tree parsed before the declarations are handed on. One
+ * declaration at a time interleaves parsing, binding and emission so
+ * finely that their code evicts each other from the instruction cache; a
+ * whole batch still stays in the (1 MiB) second-level cache until it is
+ * emitted. Simulated (cachegrind, bench/frontend at 10^4 declarations,
+ * 1 MiB last level), I1/D1/L2 misses in millions: all at once (no
+ * streaming) 4.0/14.9/9.8; one at a time 10.0/16.7/5.7; 256 KiB 5.2/17.1/
+ * 6.1; 1 MiB 5.1/17.1/9.9. A batch fits the scratch arena's chunk (a 2 MiB
+ * huge page once warm: arena.c) with the declaration that crosses the
+ * limit, so the chunk is reused. */
+enum { STREAM_BATCH = 256 << 10 };
+
+/* decls ::= ( ';' | decl )*  at the top of a streamed module: declarations
+ * are parsed into the scratch arena and handed on in batches (bound and
+ * emitted: fe.c), then dropped, so their memory serves the next batch. */
 static void parse_decls_streamed(Parser *p, MimAstModule *m) {
     MimFe *fe = p->fe;
+    PtrVec batch = {0};
     for (;;) {
         if (accept(p, MIM_TOK_SEMI)) continue;
-        if (!is_decl_start(kind(p, 0))) return;
+        if (!is_decl_start(kind(p, 0))) break;
         if (!enter(p)) {
             leave(p);
-            return;
+            break;
         }
         p->ast = &fe->scratch;
         MimAstDecl *d = parse_decl(p);
         p->ast = &fe->arena;
         leave(p);
         persist_top_binders(p, d);
-        mim_fe_stream_decl_(fe, m, d);
-        mim_arena_reset(&fe->scratch);
+        mim_vec_push(&batch, d);
+        if (fe->scratch.total >= STREAM_BATCH) {
+            mim_fe_stream_decls_(fe, m, (MimAstDecl **)batch.data, batch.len);
+            batch.len = 0;
+            mim_arena_reset(&fe->scratch);
+        }
     }
+    mim_fe_stream_decls_(fe, m, (MimAstDecl **)batch.data, batch.len);
+    mim_vec_free(&batch);
+    mim_arena_reset(&fe->scratch);
 }
 
 MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md, bool stream) {
