@@ -1093,18 +1093,17 @@ static MimAstDecl *parse_decl(Parser *p) {
     return d;
 }
 
-/* decls ::= ( ';' | decl )* */
+/* The next declaration of decls ::= ( ';' | decl )*, NULL at the end. */
+static MimAstDecl *parse_next_decl(Parser *p) {
+    while (accept(p, MIM_TOK_SEMI)) continue;
+    if (!is_decl_start(kind(p, 0))) return NULL;
+    MimAstDecl *d = enter(p) ? parse_decl(p) : NULL;
+    leave(p);
+    return d;
+}
+
 static void parse_decls(Parser *p, PtrVec *out) {
-    for (;;) {
-        if (accept(p, MIM_TOK_SEMI)) continue;
-        if (!is_decl_start(kind(p, 0))) return;
-        if (!enter(p)) {
-            leave(p);
-            return;
-        }
-        mim_vec_push(out, parse_decl(p));
-        leave(p);
-    }
+    for (MimAstDecl *d; (d = parse_next_decl(p));) mim_vec_push(out, d);
 }
 
 /* ---- modules ---------------------------------------------------------------------------- */
@@ -1196,16 +1195,10 @@ static void parse_decls_streamed(Parser *p, MimAstModule *m) {
     MimFe *fe = p->fe;
     PtrVec batch = {0};
     for (;;) {
-        if (accept(p, MIM_TOK_SEMI)) continue;
-        if (!is_decl_start(kind(p, 0))) break;
-        if (!enter(p)) {
-            leave(p);
-            break;
-        }
         p->ast = &fe->scratch;
-        MimAstDecl *d = parse_decl(p);
+        MimAstDecl *d = parse_next_decl(p);
         p->ast = &fe->arena;
-        leave(p);
+        if (!d) break;
         persist_top_binders(p, d);
         mim_vec_push(&batch, d);
         if (fe->scratch.total >= STREAM_BATCH) {
