@@ -317,37 +317,14 @@ bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with
 
 typedef void (*BinderFn)(void *user, MimBinder *b);
 
-static void ptrn_binders(MimAstPtrn *p, BinderFn fn, void *user) {
-    if (!p) return;
-    switch (p->kind) {
-    case MIM_PTRN_ID: fn(user, p->u.id.binder); break;
-    case MIM_PTRN_GROUP:
-        for (size_t i = 0; i < p->u.group.num_members; ++i) fn(user, p->u.group.members[i]);
-        break;
-    case MIM_PTRN_TUPLE:
-        for (size_t i = 0; i < p->u.tuple.num_elems; ++i) ptrn_binders(p->u.tuple.elems[i], fn, user);
-        break;
-    default: break;
-    }
-    if (p->alias) fn(user, p->alias);
-}
+typedef struct BinderWalk {
+    BinderFn fn;
+    void *user;
+} BinderWalk;
 
-static void decl_binders(MimAstDecl *d, BinderFn fn, void *user) {
-    switch (d->kind) {
-    case MIM_DECL_AXM:
-        if (d->u.axm.num_subs == 0) fn(user, d->u.axm.name);
-        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
-            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) fn(user, d->u.axm.subs[i].names[k]);
-        break;
-    case MIM_DECL_LET: ptrn_binders(d->u.let.ptrn, fn, user); break;
-    case MIM_DECL_FUN:
-    case MIM_DECL_REC:
-        for (MimAstDecl *c = d; c; c = c->next)
-            fn(user, c->kind == MIM_DECL_FUN ? c->u.fun->name : c->u.rec.name);
-        break;
-    case MIM_DECL_CDECL: fn(user, d->u.cdecl.name); break;
-    default: break;
-    }
+static void binder_of_slot(void *walk, MimBinder **slot) {
+    BinderWalk *b = walk;
+    b->fn(b->user, *slot);
 }
 
 void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
@@ -355,7 +332,8 @@ void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
         for (size_t i = 0; i < m->num_top_binders; ++i) fn(user, m->top_binders[i]);
         return;
     }
-    for (size_t i = 0; i < m->num_decls; ++i) decl_binders(m->decls[i], fn, user);
+    BinderWalk walk = {fn, user};
+    for (size_t i = 0; i < m->num_decls; ++i) mim_ast_top_binder_slots(m->decls[i], binder_of_slot, &walk);
 }
 
 int mim_emit_annex_mark(const MimAnnex *a) {

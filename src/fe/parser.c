@@ -1133,47 +1133,50 @@ static void parse_imports(Parser *p, MimAstModule *m) {
 
 /* ---- streaming the input ----------------------------------------------------------------- */
 
+/* ---- top-level binders ------------------------------------------------------------------ */
+
+static void ptrn_binder_slots(MimAstPtrn *pt, MimBinderSlotFn fn, void *user) {
+    if (!pt) return;
+    switch (pt->kind) {
+    case MIM_PTRN_ID: fn(user, &pt->u.id.binder); break;
+    case MIM_PTRN_GROUP:
+        for (size_t i = 0; i < pt->u.group.num_members; ++i) fn(user, &pt->u.group.members[i]);
+        break;
+    case MIM_PTRN_TUPLE:
+        for (size_t i = 0; i < pt->u.tuple.num_elems; ++i) ptrn_binder_slots(pt->u.tuple.elems[i], fn, user);
+        break;
+    default: break;
+    }
+    if (pt->alias) fn(user, &pt->alias);
+}
+
+void mim_ast_top_binder_slots(MimAstDecl *d, MimBinderSlotFn fn, void *user) {
+    switch (d->kind) {
+    case MIM_DECL_AXM:
+        if (d->u.axm.num_subs == 0) fn(user, &d->u.axm.name);
+        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
+            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) fn(user, &d->u.axm.subs[i].names[k]);
+        break;
+    case MIM_DECL_LET: ptrn_binder_slots(d->u.let.ptrn, fn, user); break;
+    case MIM_DECL_FUN:
+    case MIM_DECL_REC:
+        for (MimAstDecl *c = d; c; c = c->next) fn(user, c->kind == MIM_DECL_FUN ? &c->u.fun->name : &c->u.rec.name);
+        break;
+    case MIM_DECL_CDECL: fn(user, &d->u.cdecl.name); break;
+    }
+}
+
+/* ---- streaming the input ----------------------------------------------------------------- */
+
 /* A top-level binder outlives its declaration's nodes (later declarations
  * use it): it moves from the scratch arena to the front end's. */
-static void persist(Parser *p, MimBinder **slot) {
+static void persist(void *parser, MimBinder **slot) {
+    Parser *p = parser;
     if (!*slot) return;
     MimBinder *b = mim_arena_alloc_aligned(&p->fe->arena, sizeof *b, AST_ALIGN);
     *b = **slot;
     *slot = b;
     mim_vec_push(&p->fe->stream_binders, b);
-}
-
-static void persist_ptrn(Parser *p, MimAstPtrn *pt) {
-    if (!pt) return;
-    switch (pt->kind) {
-    case MIM_PTRN_ID: persist(p, &pt->u.id.binder); break;
-    case MIM_PTRN_GROUP:
-        for (size_t i = 0; i < pt->u.group.num_members; ++i) persist(p, &pt->u.group.members[i]);
-        break;
-    case MIM_PTRN_TUPLE:
-        for (size_t i = 0; i < pt->u.tuple.num_elems; ++i) persist_ptrn(p, pt->u.tuple.elems[i]);
-        break;
-    default: break;
-    }
-    persist(p, &pt->alias);
-}
-
-/* The binders a top-level declaration binds in the module's scope (those of
- * emit.c's mim_emit_top_binders). */
-static void persist_top_binders(Parser *p, MimAstDecl *d) {
-    switch (d->kind) {
-    case MIM_DECL_AXM:
-        persist(p, &d->u.axm.name);
-        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
-            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) persist(p, &d->u.axm.subs[i].names[k]);
-        break;
-    case MIM_DECL_LET: persist_ptrn(p, d->u.let.ptrn); break;
-    case MIM_DECL_FUN:
-    case MIM_DECL_REC:
-        for (MimAstDecl *c = d; c; c = c->next) persist(p, c->kind == MIM_DECL_FUN ? &c->u.fun->name : &c->u.rec.name);
-        break;
-    case MIM_DECL_CDECL: persist(p, &d->u.cdecl.name); break;
-    }
 }
 
 /* Bytes of syntax tree parsed before the declarations are handed on. One
@@ -1199,7 +1202,7 @@ static void parse_decls_streamed(Parser *p, MimAstModule *m) {
         MimAstDecl *d = parse_next_decl(p);
         p->ast = &fe->arena;
         if (!d) break;
-        persist_top_binders(p, d);
+        mim_ast_top_binder_slots(d, persist, p);
         mim_vec_push(&batch, d);
         if (fe->scratch.total >= STREAM_BATCH) {
             mim_fe_stream_decls_(fe, m, (MimAstDecl **)batch.data, batch.len);
