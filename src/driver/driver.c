@@ -41,6 +41,7 @@ typedef struct Run {
     char *stdin_text;    /* the input when it is read from stdin ("-") */
     size_t stdin_len;
     bool implicit_clos;  /* clos loaded by autodiff only: listed as an import in --output-mim */
+    MimProgramStream stream; /* the input emitted as it is parsed (streams_input) */
 } Run;
 
 /* True if `name` is the input file itself (same device and inode): opening
@@ -210,6 +211,17 @@ static size_t implicit_plugins(const Run *r, const char **names) {
     return n;
 }
 
+/* Whether the input is emitted declaration by declaration as it is parsed
+ * (its AST memory reused: docs/cli.md, "Streaming the input"): only where
+ * nothing needs the whole AST afterwards (--output-ast, -h, writing a
+ * prelude) and nothing runs between binding and emission (outside
+ * bootstrap mode the libraries of `plugin` directives are loaded and
+ * prelude images read there). */
+static bool streams_input(const Run *r) {
+    const MimOptions *o = r->o;
+    return o->bootstrap && !r->ast.f && !o->out_h && !o->write_prelude;
+}
+
 static bool parse_all(Run *r) {
     const MimOptions *o = r->o;
     /* Each implicit plugin is its library, then its interface. The
@@ -232,6 +244,7 @@ static bool parse_all(Run *r) {
     free(names);
     if (!loaded) return false;
     mim_fe_set_md(r->fe, r->md.f);
+    if (streams_input(r)) mim_program_stream(&r->stream, r->world, r->fe, &r->plugins);
     if (r->stdin_text) mim_fe_parse_text(r->fe, MIM_STDIN_NAME, r->stdin_text, r->stdin_len);
     else mim_fe_parse_input(r->fe, o->input);
     bool ok = mim_fe_bind(r->fe);
@@ -249,7 +262,8 @@ static bool parse_all(Run *r) {
 
 static bool emit_all(Run *r) {
     bool load = !r->o->no_prelude && !r->o->bootstrap;
-    bool ok = mim_program_emit(r->world, r->fe, &r->plugins, load, r->o->write_prelude, r->err);
+    bool ok = r->stream.began ? mim_program_stream_end(&r->stream)
+                              : mim_program_emit(r->world, r->fe, &r->plugins, load, r->o->write_prelude, r->err);
     print_world_diag(r); /* the first type error, or the warnings of emission (no count line) */
     return ok;
 }

@@ -2,7 +2,6 @@
 #include "driver/program.h"
 
 #include "driver/prelude.h"
-#include "fe/emit.h"
 
 void mim_program_load_directives(MimFe *fe, bool (*load)(void *user, const char *name, MimLoc loc),
                                  void *user) {
@@ -32,3 +31,26 @@ bool mim_program_emit(MimWorld *w, MimFe *fe, MimRegistry *reg, bool load_prelud
     return true;
 }
 
+
+static void stream_begin(void *user, MimAstModule *input) {
+    MimProgramStream *s = user;
+    s->began = true;
+    for (size_t i = 0, n = mim_fe_num_modules(s->fe); i < n && !s->failed; ++i)
+        s->failed = !mim_emit_module_with(s->w, mim_fe_module(s->fe, i), &s->hooks) || mim_world_has_error(s->w);
+    mim_emit_stream_begin(&s->emit, s->w, input, &s->hooks, input->text_len);
+}
+
+static void stream_decl(void *user, MimAstModule *input, MimAstDecl *d) {
+    (void)input;
+    MimProgramStream *s = user;
+    if (!s->failed) mim_emit_stream_decl(&s->emit, d);
+}
+
+void mim_program_stream(MimProgramStream *s, MimWorld *w, MimFe *fe, MimRegistry *reg) {
+    *s = (MimProgramStream){.w = w, .fe = fe, .hooks = {hook_loaded, hook_normalizer, reg}};
+    mim_fe_stream_input(fe, &(MimFeStream){stream_begin, stream_decl, s});
+}
+
+bool mim_program_stream_end(MimProgramStream *s) {
+    return !s->failed && mim_emit_stream_end(&s->emit) && !mim_world_has_error(s->w);
+}

@@ -358,6 +358,13 @@ struct MimAstModule {
     size_t num_annex_plugins;
 };
 
+/* The slots of the binders a top-level declaration binds in its module's
+ * scope (what later modules see), in binding order: pattern names before
+ * an alias, chains in order, an axiom's name only without sub-tags, else
+ * every spelling of every sub-tag. A slot may hold NULL after errors. */
+typedef void (*MimBinderSlotFn)(void *user, MimBinder **slot);
+void mim_ast_top_binder_slots(MimAstDecl *d, MimBinderSlotFn fn, void *user);
+
 /* ---- annexes (semantics.md §12) -------------------------------------------- */
 
 typedef struct MimAnnexSub {

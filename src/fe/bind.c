@@ -542,6 +542,17 @@ static void bind_skeleton(MimFe *fe) {
 }
 
 void mim_bind_modules_(MimFe *fe) {
-    if (mim_fe_has_skeleton(fe)) bind_skeleton(fe);
+    if (mim_fe_has_skeleton(fe) && !fe->prefix_bound) bind_skeleton(fe);
     for (size_t i = 0; i < fe->roots.len; ++i) bind_module(fe, fe->roots.data[i]);
 }
+
+/* What mim_bind_modules_ binds before the input's declarations: the input
+ * is the last root (mim_fe_parse_input), bound after its imports. */
+void mim_bind_prefix_(MimFe *fe, MimAstModule *input) {
+    if (mim_fe_has_skeleton(fe)) bind_skeleton(fe);
+    fe->prefix_bound = true;
+    for (size_t i = 0; i < fe->roots.len; ++i) bind_module(fe, fe->roots.data[i]);
+    for (size_t i = 0; i < input->num_imports; ++i) bind_module(fe, input->imports[i].module);
+}
+
+void mim_bind_top_decl_(MimFe *fe, MimAstDecl *d) { bind_decl(fe, d); }

@@ -272,23 +272,43 @@ bool emit_decls(Emitter *e, MimAstDecl *const *decls, size_t n, bool reverse) {
     return true;
 }
 
-bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
-    if (!w || !m) return false;
-    Emitter e = {.w = w, .module = m, .hooks = hooks, .reeval_depth = 0, .reeval_gids = 0};
+void mim_emit_stream_begin(MimEmitStream *s, MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks,
+                           size_t text_len) {
+    *s = (MimEmitStream){.w = w, .module = m, .hooks = hooks, .ok = true};
     /* A big input makes about one node per 12 to 14 source bytes
      * (bench/opt 12.2, bench/frontend 13.8): the hash-consing table is
      * sized for one per 14 at once instead of doubling ~log2(n/1024) times
      * on the way (at 10^5 declarations of bench/frontend, one per 16 left
      * the last doubling, a rehash of 4 million nodes, to emission). */
-    mim_world_reserve(w, m->text_len / 14);
+    mim_world_reserve(w, text_len / 14);
     mim_world_cache_recent(w);
-    MimDiag *diag = mim_world_diag(w);
-    unsigned errors = diag->num_errors;
-    bool ok = emit_decls(&e, m->decls, m->num_decls, false);
-    ok = ok && diag->num_errors == errors;
-    if (!ok && diag->num_errors == errors)
-        mim_diag_report(diag, MIM_ERROR, mim_world_loc(w), "internal error: emission failed");
+    s->errors = mim_world_diag(w)->num_errors;
+}
+
+bool mim_emit_stream_decl(MimEmitStream *s, MimAstDecl *d) {
+    if (!s->ok) return false;
+    Emitter e = {.w = s->w, .module = s->module, .hooks = s->hooks, .reeval_depth = s->reeval_depth,
+                 .reeval_gids = s->reeval_gids};
+    s->ok = emit_decl(&e, d);
+    s->reeval_depth = e.reeval_depth;
+    s->reeval_gids = e.reeval_gids;
+    return s->ok;
+}
+
+bool mim_emit_stream_end(MimEmitStream *s) {
+    MimDiag *diag = mim_world_diag(s->w);
+    bool ok = s->ok && diag->num_errors == s->errors;
+    if (!ok && diag->num_errors == s->errors)
+        mim_diag_report(diag, MIM_ERROR, mim_world_loc(s->w), "internal error: emission failed");
     return ok;
+}
+
+bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks) {
+    if (!w || !m) return false;
+    MimEmitStream s;
+    mim_emit_stream_begin(&s, w, m, hooks, m->text_len);
+    for (size_t i = 0; i < m->num_decls && mim_emit_stream_decl(&s, m->decls[i]); ++i) continue;
+    return mim_emit_stream_end(&s);
 }
 
 bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with(w, m, NULL); }
@@ -297,37 +317,14 @@ bool mim_emit_module(MimWorld *w, MimAstModule *m) { return mim_emit_module_with
 
 typedef void (*BinderFn)(void *user, MimBinder *b);
 
-static void ptrn_binders(MimAstPtrn *p, BinderFn fn, void *user) {
-    if (!p) return;
-    switch (p->kind) {
-    case MIM_PTRN_ID: fn(user, p->u.id.binder); break;
-    case MIM_PTRN_GROUP:
-        for (size_t i = 0; i < p->u.group.num_members; ++i) fn(user, p->u.group.members[i]);
-        break;
-    case MIM_PTRN_TUPLE:
-        for (size_t i = 0; i < p->u.tuple.num_elems; ++i) ptrn_binders(p->u.tuple.elems[i], fn, user);
-        break;
-    default: break;
-    }
-    if (p->alias) fn(user, p->alias);
-}
+typedef struct BinderWalk {
+    BinderFn fn;
+    void *user;
+} BinderWalk;
 
-static void decl_binders(MimAstDecl *d, BinderFn fn, void *user) {
-    switch (d->kind) {
-    case MIM_DECL_AXM:
-        if (d->u.axm.num_subs == 0) fn(user, d->u.axm.name);
-        for (size_t i = 0; i < d->u.axm.num_subs; ++i)
-            for (size_t k = 0; k < d->u.axm.subs[i].num_names; ++k) fn(user, d->u.axm.subs[i].names[k]);
-        break;
-    case MIM_DECL_LET: ptrn_binders(d->u.let.ptrn, fn, user); break;
-    case MIM_DECL_FUN:
-    case MIM_DECL_REC:
-        for (MimAstDecl *c = d; c; c = c->next)
-            fn(user, c->kind == MIM_DECL_FUN ? c->u.fun->name : c->u.rec.name);
-        break;
-    case MIM_DECL_CDECL: fn(user, d->u.cdecl.name); break;
-    default: break;
-    }
+static void binder_of_slot(void *walk, MimBinder **slot) {
+    BinderWalk *b = walk;
+    b->fn(b->user, *slot);
 }
 
 void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
@@ -335,7 +332,8 @@ void mim_emit_top_binders(MimAstModule *m, BinderFn fn, void *user) {
         for (size_t i = 0; i < m->num_top_binders; ++i) fn(user, m->top_binders[i]);
         return;
     }
-    for (size_t i = 0; i < m->num_decls; ++i) decl_binders(m->decls[i], fn, user);
+    BinderWalk walk = {fn, user};
+    for (size_t i = 0; i < m->num_decls; ++i) mim_ast_top_binder_slots(m->decls[i], binder_of_slot, &walk);
 }
 
 int mim_emit_annex_mark(const MimAnnex *a) {

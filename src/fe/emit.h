@@ -36,6 +36,25 @@ typedef struct MimEmitHooks {
 bool mim_emit_module(MimWorld *w, MimAstModule *m);
 bool mim_emit_module_with(MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks);
 
+/* Emission of module m one top-level declaration at a time, as the parser
+ * hands them on (the input streamed by fe.h's mim_fe_stream_input): begin,
+ * then decl for each declaration in order while it returns true, then end,
+ * whose result is that of mim_emit_module_with for the declarations given.
+ * text_len (the bytes of m's source) sizes the World's table in advance. */
+typedef struct MimEmitStream {
+    MimWorld *w;
+    MimAstModule *module;
+    const MimEmitHooks *hooks;
+    unsigned errors; /* World errors before begin */
+    bool ok;         /* no declaration failed */
+    unsigned reeval_depth;
+    uint64_t reeval_gids;
+} MimEmitStream;
+void mim_emit_stream_begin(MimEmitStream *s, MimWorld *w, MimAstModule *m, const MimEmitHooks *hooks,
+                           size_t text_len);
+bool mim_emit_stream_decl(MimEmitStream *s, MimAstDecl *d);
+bool mim_emit_stream_end(MimEmitStream *s);
+
 /* The binders of m's top-level declarations (the names later modules can
  * see), in declaration order; fn(user, binder) for each. */
 void mim_emit_top_binders(MimAstModule *m, void (*fn)(void *user, MimBinder *b), void *user);

@@ -21,6 +21,8 @@ MimFe *mim_fe_new(MimWorld *w, MimDiag *diag, const char *const *search_paths, s
     fe->world = w;
     fe->diag = diag;
     mim_arena_init(&fe->arena);
+    mim_arena_init(&fe->scratch);
+    mim_diag_init(&fe->held);
     fe->num_paths = num_paths;
     fe->paths = mim_arena_alloc(&fe->arena, (num_paths ? num_paths : 1) * sizeof *fe->paths);
     for (size_t i = 0; i < num_paths; ++i)
@@ -48,6 +50,9 @@ void mim_fe_free(MimFe *fe) {
     mim_vec_free(&fe->missing);
     mim_vec_free(&fe->order);
     mim_bind_free_(fe);
+    mim_vec_free(&fe->stream_binders);
+    mim_diag_free(&fe->held);
+    mim_arena_free(&fe->scratch);
     mim_arena_free(&fe->arena);
     free(fe);
 }
@@ -212,7 +217,8 @@ static void request_plugin(MimFe *fe, MimFeFileRec *r, MimTokKind kw) {
 
 static MimAstModule *parse_rec(MimFe *fe, MimFeFileRec *r, const char *text, size_t len, FILE *md) {
     mim_vec_push(&fe->files, r); /* pre-order: listed before its imports */
-    MimAstModule *m = mim_parse_module_(fe, r->pub.path, text, len, md);
+    bool stream = r->pub.is_input && fe->stream.decl;
+    MimAstModule *m = mim_parse_module_(fe, r->pub.path, text, len, md, stream);
     m->name = r->pub.name;
     m->plugin_requested = r->pub.plugin_requested;
     /* Only modules before the input can be covered by a prelude image; the
@@ -243,7 +249,7 @@ MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r) {
             text = mim_xcalloc(1, 1), len = 0;
         }
     }
-    MimAstModule *parsed = mim_parse_module_(fe, r->pub.path, text, len, NULL);
+    MimAstModule *parsed = mim_parse_module_(fe, r->pub.path, text, len, NULL, false);
     free(text);
     m->imports = parsed->imports;
     m->num_imports = parsed->num_imports;
@@ -390,9 +396,40 @@ MimAstModule *mim_fe_parse_text(MimFe *fe, const char *path, const char *text, s
     return m;
 }
 
+void mim_fe_stream_input(MimFe *fe, const MimFeStream *s) { fe->stream = *s; }
+
+static bool stream_clean(const MimFe *fe) { return !fe->fatal && !fe->diag->num_errors && !fe->held.num_errors; }
+
+static void stream_decl(MimFe *fe, MimAstModule *m, MimAstDecl *d) {
+    bool first = !fe->prefix_bound;
+    if (!fe->fatal) { /* else binding does not happen */
+        MimDiag *diag = fe->diag;
+        fe->diag = &fe->held;
+        if (first) mim_bind_prefix_(fe, m);
+        mim_bind_top_decl_(fe, d);
+        fe->diag = diag;
+    }
+    if (stream_clean(fe) && (first || fe->stream_began)) {
+        if (first) {
+            fe->stream_began = true;
+            if (fe->stream.begin) fe->stream.begin(fe->stream.user, m);
+        }
+        fe->stream.decl(fe->stream.user, m, d);
+    }
+}
+
+void mim_fe_stream_decls_(MimFe *fe, MimAstModule *m, MimAstDecl **decls, size_t n) {
+    for (size_t i = 0; i < n; ++i) stream_decl(fe, m, decls[i]);
+    /* the declarations' nodes go: the binders that stay must not point to
+     * them (emit_ptrn.c compares these links with patterns' addresses) */
+    for (size_t i = 0; i < fe->stream_binders.len; ++i) fe->stream_binders.data[i]->node = NULL;
+    fe->stream_binders.len = 0;
+}
+
 bool mim_fe_bind(MimFe *fe) {
     if (!fe->fatal && !fe->bound) {
         fe->bound = true;
+        mim_diag_append(fe->diag, &fe->held);
         mim_bind_modules_(fe);
     }
     return !fe->fatal && fe->diag->num_errors == 0;

@@ -61,6 +61,23 @@ MimAstModule *mim_fe_parse_input(MimFe *fe, const char *name);
  * locations. Imports are looked up on the search paths as usual. */
 MimAstModule *mim_fe_parse_text(MimFe *fe, const char *path, const char *text, size_t len);
 
+/* Streaming the input (set before mim_fe_parse_input/_text): its top-level
+ * declarations are bound as they are parsed and handed to s->decl one at a
+ * time, in order, while no error was reported; the AST of a declaration is
+ * reused after s->decl returns (only its top-level binders stay), so the
+ * input's memory is that of its biggest declaration. s->begin comes once
+ * before the first s->decl: the modules before the input are parsed and
+ * bound (mim_fe_module 0 .. mim_fe_num_modules - 1). Messages keep their
+ * order: binding's are held until parsing is over. mim_fe_bind then
+ * completes binding; the input module has no decls (and no AST to print).
+ * An input without declarations is not streamed (s->begin never comes). */
+typedef struct MimFeStream {
+    void (*begin)(void *user, MimAstModule *input);
+    void (*decl)(void *user, MimAstModule *input, MimAstDecl *d);
+    void *user;
+} MimFeStream;
+void mim_fe_stream_input(MimFe *fe, const MimFeStream *s);
+
 /* Bind all modules: plugins first, then the input's imports, then the input
  * (each module after its imports). Returns true iff no error was reported by
  * the front end so far (lexing, parsing, reading, binding). */

@@ -76,12 +76,28 @@ struct MimFe {
     MIM_VEC(MimAstModule *) skel_order;
     MIM_VEC(MimAnnex *) skel_annexes;
     bool materializing; /* opening a skeleton module parses it (mim_fe_materialize) */
+
+    /* streaming the input (mim_fe_stream_input): its declarations' nodes go
+     * to `scratch`, reset after each one; the top-level binders moved out
+     * of it (parser.c) lose their node links once their declaration is
+     * emitted; binding messages wait in `held` until parsing is over, after
+     * the parse errors as without streaming */
+    MimFeStream stream;
+    MimArena scratch;
+    MIM_VEC(MimBinder *) stream_binders;
+    MimDiag held;
+    bool prefix_bound; /* the modules before the input's declarations are bound */
+    bool stream_began; /* stream.begin was called */
 };
 
 /* fe.c: process an import/plugin directive met while parsing (pre-order). */
 MimAstModule *mim_fe_import_(MimFe *fe, MimTokKind kw, MimSym name, MimLoc loc);
 /* parser.c: parse a whole module from text. */
-MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md);
+MimAstModule *mim_parse_module_(MimFe *fe, const char *path, const char *text, size_t len, FILE *md, bool stream);
+/* fe.c: top-level declarations of the streamed module m were parsed (their
+ * top-level binders moved out of the scratch arena): bind them and hand
+ * them on, in order; then nothing may point into their nodes. */
+void mim_fe_stream_decls_(MimFe *fe, MimAstModule *m, MimAstDecl **decls, size_t n);
 /* fe.c: file lookup and reading, shared with skeleton.c. */
 char *mim_fe_lookup_(const MimFe *fe, const char *name, struct stat *st, bool *found);
 MimFeFileRec *mim_fe_find_file_(const MimFe *fe, const struct stat *st);
@@ -102,6 +118,10 @@ MimAstModule *mim_fe_materialize_rec_(MimFe *fe, MimFeFileRec *r);
 
 /* bind.c */
 void mim_bind_modules_(MimFe *fe);
+/* Streaming: everything parsed before the input's declarations (skeleton,
+ * plugins, the input's imports), then one top-level declaration. */
+void mim_bind_prefix_(MimFe *fe, MimAstModule *input);
+void mim_bind_top_decl_(MimFe *fe, MimAstDecl *d);
 void mim_bind_free_(MimFe *fe);
 /* Enters an annex record made elsewhere (a skeleton's) into the tables. */
 void mim_bind_add_annex_(MimFe *fe, MimAnnex *a);

@@ -284,6 +284,20 @@ void mim_arena_unalloc(MimArena *a, void *p, size_t size) {
     if (a->handed > a->total) a->handed = a->total; /* taken back from before a handing on */
 }
 
+void mim_arena_reset(MimArena *a) {
+    MimArenaChunk *c = a->head;
+    if (!c) return;
+    assert(!c->owner && a->handed == 0);
+    for (MimArenaChunk *o = c->next, *n; o; o = n) {
+        n = o->next;
+        chunk_free(o);
+    }
+    c->next = NULL;
+    memset(c->data, 0, (size_t)(a->cur - c->data));
+    a->cur = c->data;
+    a->total = 0;
+}
+
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n) {
     char *p = mim_arena_alloc(a, n + 1);
     memcpy(p, s, n);

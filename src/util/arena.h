@@ -32,6 +32,11 @@ void mim_arena_hand_tail(MimArena *a, MimArena *heir);
 /* Gives back p, the latest allocation of `size` bytes, zeroed again (a
  * World image refused after its nodes were read into the arena). */
 void mim_arena_unalloc(MimArena *a, void *p, size_t size);
+/* Gives back everything a holds, zeroed again, keeping its latest chunk
+ * (the biggest) for what comes next: a scratch arena reused per piece of
+ * work stays in memory the process touched already. Not for an arena that
+ * handed a tail on or was handed one. */
+void mim_arena_reset(MimArena *a);
 char *mim_arena_strndup(MimArena *a, const char *s, size_t n);
 
 /* A zeroed block for big tables, with the same memory policy as arena chunks

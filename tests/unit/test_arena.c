@@ -115,10 +115,33 @@ static void test_world_heir_outlives_parent(void) {
     mim_world_free(heir);
 }
 
+/* A reset arena hands out its latest chunk again, zeroed, and lets the
+ * older chunks go (the front end's scratch arena for the streamed input:
+ * parser.c); many rounds keep one chunk (the sanitizer build sees leaks or
+ * uses after free otherwise). */
+static void test_reset_reuses_latest_chunk(void) {
+    MimArena a;
+    fill(&a); /* several chunks, the latest with room */
+    unsigned char *blocks[PIECES];
+    paint(&a, blocks, 0x5a);
+    unsigned char *head = (unsigned char *)a.head, *first = NULL;
+    for (int round = 0; round < 50; ++round) {
+        mim_arena_reset(&a);
+        CHECK(a.total == 0);
+        CHECK((unsigned char *)a.head == head);
+        paint(&a, blocks, (unsigned char)(round + 1)); /* checks the blocks are zero */
+        if (!first) first = blocks[0];
+        CHECK(blocks[0] == first && blocks[0] > head);
+        CHECK((unsigned char *)a.head == head); /* they fit the kept chunk */
+    }
+    mim_arena_free(&a);
+}
+
 int main(void) {
     RUN(test_tail_goes_to_heir);
     RUN(test_parent_freed_first);
     RUN(test_small_tail_kept);
     RUN(test_world_heir_outlives_parent);
+    RUN(test_reset_reuses_latest_chunk);
     return unit_summary();
 }
