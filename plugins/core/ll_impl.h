@@ -60,6 +60,8 @@ typedef struct LLInfo {
     int32_t block;    /* a lambda: its block index in the current function */
     uint8_t effect;   /* placed by a memory chain */
     uint8_t visiting; /* placement in progress (cycle guard) */
+    uint8_t rvisit;   /* range of this parameter in progress (ll_range.c, cycle guard) */
+    int32_t late;     /* LCA of the blocks where the value is observed (ll_range.c) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
     const char *val;   /* emitted LLVM value ("" = no value) */
@@ -94,6 +96,9 @@ typedef struct LLBlock {
     MIM_VEC(int) succ, pred; /* CFG edges: block indices */
     LLVec nodes;  /* instructions placed here, in dependency order */
     LLBuf *incoming; /* per component: "[ v, %pred ], …" */
+    MimDef *fact;    /* branch condition known here (only predecessor's branch), or NULL */
+    bool fact_true;  /* ... known to hold (else known not to hold) */
+    int fact_up;     /* nearest block knowing a condition on the dominator-tree path, -1 = none */
     LLBuf body;
 } LLBlock;
 
@@ -206,6 +211,12 @@ bool ll_dominates(LL *ll, int a, int b);
 bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j);
 bool ll_is_ret(LL *ll, MimDef *d);
 int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
+/* ---- ll_range.c ------------------------------------------------------------ */
+/* After scheduling: branch facts per block and late blocks per node. */
+void ll_range_prepare(LL *ll);
+/* Mode bits (1 = nsw, 2 = nuw) that the `%core.wrap` application app
+ * provably satisfies wherever its result is observed (docs/ll-backend.md §3). */
+unsigned ll_no_wrap(LL *ll, MimDef *app);
 void ll_fn_free(LL *ll);
 
 /* ---- ll_emit.c ------------------------------------------------------------- */

@@ -376,6 +376,7 @@ static const char *op_core(const Op *o) {
     }
     case MIM_core_wrap: {
         if (!lit_arg(o, arg(o, 1), &m)) return NULL;
+        m |= ll_no_wrap(ll, o->app); /* flags the operands' ranges prove (ll_range.c) */
         static const char *names[4] = {"add", "sub", "mul", "shl"};
         const char *inst = ll_str(ll, "%s%s%s", names[o->sub & 3], m & 2 ? " nuw" : "", m & 1 ? " nsw" : "");
         MimDef *p = arg(o, 0);
