@@ -62,6 +62,7 @@ typedef struct LLInfo {
     uint8_t visiting; /* placement in progress (cycle guard) */
     uint8_t rvisit;   /* range of this parameter in progress (ll_range.c, cycle guard) */
     int32_t late;     /* LCA of the blocks where the value is observed (ll_range.c) */
+    uint32_t nuses;   /* uses seen by ll_range_prepare (an upper bound) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
     const char *val;   /* emitted LLVM value ("" = no value) */
@@ -217,6 +218,12 @@ void ll_range_prepare(LL *ll);
 /* Mode bits (1 = nsw, 2 = nuw) that the `%core.wrap` application app
  * provably satisfies wherever its result is observed (docs/ll-backend.md §3). */
 unsigned ll_no_wrap(LL *ll, MimDef *app);
+/* x (an Idx 2^8, 2^16 or 2^32 operand of user) is non-negative as a
+ * signed value wherever user's result is observed. */
+bool ll_nonneg(LL *ll, MimDef *x, MimDef *user);
+/* app is `c op (x op y)` (op wrap.add or wrap.mul of mode 0, c a literal)
+ * and the inner call has no other use: *c, *x, *y. */
+bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y);
 void ll_fn_free(LL *ll);
 
 /* ---- ll_emit.c ------------------------------------------------------------- */

@@ -61,6 +61,7 @@ static int lca(LL *ll, int a, int b) {
 static void note_use(LL *ll, MimDef *d, int blk) {
     if (!d || blk < 0 || no_value(d)) return;
     LLInfo *i = ll_info(ll, d);
+    if (i->nuses < UINT32_MAX) ++i->nuses;
     int l = lca(ll, i->late, blk);
     if (i->late >= 0 && l == i->late) return;
     i->late = l;
@@ -367,4 +368,26 @@ unsigned ll_no_wrap(LL *ll, MimDef *app) {
      * signed ones, and the exact result lies in [0, 2^w) */
     if (ra.lo >= 0 && rb.lo >= 0 && r.lo >= 0 && r.hi <= (int64_t)((((uint64_t)1 << w) - 1))) m |= 2;
     return m;
+}
+
+bool ll_nonneg(LL *ll, MimDef *x, MimDef *user) {
+    unsigned w = width_of(ll, x);
+    int at = ll_info(ll, user)->late;
+    return w && at >= 0 && range_at(ll, x, w, at, RANGE_DEPTH).lo >= 0;
+}
+
+bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y) {
+    uint64_t id = core_id(app, MIM_core_wrap), m;
+    MimDef *in;
+    uint64_t s;
+    MimDef *t = ll_typeof(app);
+    if (!t || !core_idx_lit_size(ll->w, t, &s) || !core_size_is_pow2(s) || core_fold_width(s) != core_width(s))
+        return false; /* sizes emitted as plain LLVM arithmetic only */
+    if ((id != MIM_core_wrap_add && id != MIM_core_wrap_mul) || !pair_of(app, c, &in) ||
+        !mim_def_lit(*c, &m) || core_id(in, MIM_core_wrap) != id || !pair_of(in, x, y) || mim_def_lit(*x, &m))
+        return false;
+    if (!mim_def_lit(ll_arg(app, mim_app_num_args(app) - 2), &m) || m != 0) return false;
+    if (!mim_def_lit(ll_arg(in, mim_app_num_args(in) - 2), &m) || m != 0) return false;
+    LLInfo *i = ll_info(ll, in);
+    return i->place >= 0 && i->nuses == 1;
 }

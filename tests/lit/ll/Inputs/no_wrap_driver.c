@@ -3,7 +3,8 @@
  * ones wrap around 2^31. */
 #include <stdio.h>
 
-int count(int n), step2(int n), down(int n), fields(const int *p), after(int s, int n), wraps(int s, int n);
+int count(int n), step2(int n), down(int n), fields(const int *p), after(int s, int n), wraps(int s, int n),
+    offset(const int *p, int s, int n);
 
 int main(void) {
     int p[35];
@@ -12,6 +13,7 @@ int main(void) {
     printf("step2 %d %d\n", step2(9), step2(10));
     printf("down %d %d\n", down(4), down(-3));
     printf("fields %d\n", fields(p));
+    printf("offset %d\n", offset(p, 2, 3));
     printf("after %d %d %d\n", after(0, 5), after(2147483647, 0), after(2147483646, 2147483647));
     printf("wraps %d\n", wraps(2147483646, -2147483647));
     return 0;
