@@ -100,6 +100,8 @@ typedef struct LLBlock {
     MimDef *fact;    /* branch condition known here (only predecessor's branch), or NULL */
     bool fact_true;  /* ... known to hold (else known not to hold) */
     int fact_up;     /* nearest block knowing a condition on the dominator-tree path, -1 = none */
+    uint64_t frel;   /* the fact decoded when it is `fa rel fb` (an icmp subtag id; 0 = not decoded) */
+    MimDef *fa, *fb;
     LLBuf body;
 } LLBlock;
 
@@ -141,6 +143,7 @@ typedef struct LL {
     unsigned tmp;    /* counter for temporaries */
     MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
     LLVec cache_keys, cache_vals;
+    unsigned range_steps; /* work left for the current range query (ll_range.c) */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */

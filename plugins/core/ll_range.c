@@ -27,10 +27,14 @@
  * exact there); other sizes keep mode 0. Everything is conservative: an
  * unknown value has the full range of its width. */
 #include "ll_impl.h"
+#include "mim/plugin/mem.h"
 
 #include <stdlib.h>
 
-enum { RANGE_DEPTH = 4, FACT_STEPS = 32 };
+/* Bounds of one query: recursion depth, dominating conditions looked at
+ * per value, and ranges computed in all (beyond which values count as
+ * unknown), so that a function with many conditions stays linear. */
+enum { RANGE_DEPTH = 4, FACT_STEPS = 16, RANGE_STEPS = 64 };
 
 typedef struct Range {
     int64_t lo, hi;
@@ -45,13 +49,19 @@ static bool no_value(const MimDef *d) {
     }
 }
 
+/* Dominator-tree LCA of a and b; after LCA_STEPS steps up the tree the
+ * entry block (which dominates every use: no facts, so conservative), so
+ * that a value used all along a long chain of blocks costs linear time. */
+enum { LCA_STEPS = 256 };
+
 static int lca(LL *ll, int a, int b) {
     if (a < 0) return b;
     if (b < 0) return a;
-    while (ll->blocks.data[a].depth > ll->blocks.data[b].depth) a = ll->blocks.data[a].idom;
-    while (ll->blocks.data[b].depth > ll->blocks.data[a].depth) b = ll->blocks.data[b].idom;
-    while (a != b) a = ll->blocks.data[a].idom, b = ll->blocks.data[b].idom;
-    return a;
+    int steps = 0;
+    while (ll->blocks.data[a].depth > ll->blocks.data[b].depth && steps++ < LCA_STEPS) a = ll->blocks.data[a].idom;
+    while (ll->blocks.data[b].depth > ll->blocks.data[a].depth && steps++ < LCA_STEPS) b = ll->blocks.data[b].idom;
+    while (a != b && steps++ < LCA_STEPS) a = ll->blocks.data[a].idom, b = ll->blocks.data[b].idom;
+    return a == b ? a : 0;
 }
 
 /* d is used in block blk. A placed node records it (its operands are noted
@@ -92,6 +102,11 @@ static void compute_late(LL *ll) {
 }
 
 /* ---- branch facts ------------------------------------------------------------ */
+static unsigned width_of(LL *ll, MimDef *d);
+static bool pair_of(MimDef *app, MimDef **a, MimDef **b);
+static uint64_t core_id(MimDef *d, uint64_t base);
+static uint64_t negated(uint64_t rel);
+
 /* Block t knows its branch condition if its only predecessor ends in a
  * two-way branch with t as exactly one target. fact_up: the nearest block
  * on t's dominator-tree path (t included) that knows a condition. */
@@ -111,10 +126,33 @@ static void compute_facts(LL *ll) {
         bb->fact = ll_op(t.callee, 1);
         bb->fact_true = tr == b;
         bb->fact_up = b;
+        bb->frel = 0;
+        MimDef *x, *y;
+        uint64_t id = core_id(bb->fact, MIM_core_icmp);
+        if (id && pair_of(bb->fact, &x, &y) && width_of(ll, x)) { /* decoded once: facts() is hot */
+            bb->frel = bb->fact_true ? id : negated(id);
+            bb->fa = x;
+            bb->fb = y;
+        }
     }
 }
 
+/* Does any instruction of the function ask for ranges or uses (a wrap
+ * operation or an address)? Most functions of large generated inputs
+ * have none, and then the analysis is skipped (queries answer "unknown"). */
+static bool wants_ranges(LL *ll) {
+    for (size_t k = 0; k < ll->norder; ++k) {
+        LLVec *nodes = &ll->blocks.data[ll->order[k]].nodes;
+        for (size_t j = 0; j < nodes->len; ++j)
+            if (mim_def_node(nodes->data[j]) == MIM_APP &&
+                (mim_match_annex(nodes->data[j], MIM_core_wrap) || mim_match_annex(nodes->data[j], MIM_mem_lea)))
+                return true;
+    }
+    return false;
+}
+
 void ll_range_prepare(LL *ll) {
+    if (!wants_ranges(ll)) return;
     compute_facts(ll);
     compute_late(ll);
 }
@@ -235,7 +273,12 @@ static Range facts(LL *ll, Range r, MimDef *x, unsigned w, int blk, int depth) {
     int f = blk < 0 ? -1 : ll->blocks.data[blk].fact_up;
     for (int steps = 0; f >= 0 && steps < FACT_STEPS; ++steps) {
         LLBlock *fb = &ll->blocks.data[f];
-        r = apply_fact(ll, r, x, fb->fact, fb->fact_true, w, f, depth - 1);
+        if (fb->frel) {
+            if (fb->fa == x) r = narrow(ll, r, fb->frel, fb->fb, w, f, depth - 1);
+            if (fb->fb == x) r = narrow(ll, r, swapped(fb->frel), fb->fa, w, f, depth - 1);
+        } else if (fb->fact) {
+            r = apply_fact(ll, r, x, fb->fact, fb->fact_true, w, f, depth - 1);
+        }
         f = f == 0 ? -1 : ll->blocks.data[fb->idom].fact_up;
     }
     return r;
@@ -270,13 +313,19 @@ static Range induction(LL *ll, MimDef *x, int h, size_t j, unsigned w, int depth
     bool ok = h != 0 && hb->pred.len > 0;
     for (size_t k = 0; k < hb->pred.len && ok; ++k) {
         int p = hb->pred.data[k];
+        /* where the incoming value is known: h itself when p is its only
+         * predecessor (h then also knows p's branch condition) */
+        int at = hb->pred.len == 1 ? h : p;
         LLTerm t;
         if (!ll_classify(ll, ll_body(ll->blocks.data[p].lam), &t) || (t.kind != LL_T_JUMP && t.kind != LL_T_BRANCH)) {
             ok = false;
             break;
         }
         MimDef *v = t.arg;
-        if (hb->split) v = mim_def_node(v) == MIM_TUPLE && mim_def_num_ops(v) == hb->ncomp ? ll_op(v, j) : NULL;
+        if (hb->split && mim_def_node(v) == MIM_TUPLE) v = mim_def_num_ops(v) == hb->ncomp ? ll_op(v, j) : NULL;
+        else if (hb->split && mim_def_node(v) == MIM_VAR) /* p's parameters passed on as they are */
+            v = mim_extract_lit(ll->w, v, hb->ncomp, j); /* the World is frozen: NULL if it has no such node */
+        else if (hb->split) v = NULL;
         int vb;
         size_t vj;
         MimDef *px;
@@ -286,12 +335,12 @@ static Range induction(LL *ll, MimDef *x, int h, size_t j, unsigned w, int depth
         } else if (ll_param_ref(ll, v, &vb, &vj) && vb == h && vj == j) {
             continue; /* passed on unchanged */
         } else if (is_step(ll, v, h, j, w, &px, &c)) {
-            Range at = facts(ll, full(w), px, w, p, depth); /* x at the jump, from the conditions there */
-            if (c >= 0 && at.hi + c <= full(w).hi) r.hi = max64(r.hi, at.hi + c);
-            else if (c < 0 && at.lo + c >= full(w).lo) r.lo = min64(r.lo, at.lo + c);
+            Range rx = facts(ll, full(w), px, w, at, depth); /* x at the jump, from the conditions there */
+            if (c >= 0 && rx.hi + c <= full(w).hi) r.hi = max64(r.hi, rx.hi + c);
+            else if (c < 0 && rx.lo + c >= full(w).lo) r.lo = min64(r.lo, rx.lo + c);
             else ok = false;
         } else {
-            Range rv = range_at(ll, v, w, p, depth - 1);
+            Range rv = range_at(ll, v, w, at, depth - 1);
             r.lo = min64(r.lo, rv.lo);
             r.hi = max64(r.hi, rv.hi);
         }
@@ -341,7 +390,8 @@ static Range base_range(LL *ll, MimDef *x, unsigned w, int blk, int depth) {
 }
 
 static Range range_at(LL *ll, MimDef *x, unsigned w, int blk, int depth) {
-    if (!x || width_of(ll, x) != w) return full(w);
+    if (!x || width_of(ll, x) != w || !ll->range_steps) return full(w);
+    --ll->range_steps;
     Range r = base_range(ll, x, w, blk, depth);
     return facts(ll, r, x, w, blk, depth);
 }
@@ -353,7 +403,9 @@ unsigned ll_no_wrap(LL *ll, MimDef *app) {
     if (!id || !w || !pair_of(app, &a, &b)) return 0;
     int at = ll_info(ll, app)->late;
     if (at < 0) return 0;
+    ll->range_steps = RANGE_STEPS;
     Range ra = range_at(ll, a, w, at, RANGE_DEPTH);
+    ll->range_steps = RANGE_STEPS;
     Range rb = range_at(ll, b, w, at, RANGE_DEPTH);
     if (ra.lo > ra.hi || rb.lo > rb.hi) return 0; /* unreachable there: leave it alone */
     int64_t k;
@@ -373,6 +425,7 @@ unsigned ll_no_wrap(LL *ll, MimDef *app) {
 bool ll_nonneg(LL *ll, MimDef *x, MimDef *user) {
     unsigned w = width_of(ll, x);
     int at = ll_info(ll, user)->late;
+    ll->range_steps = RANGE_STEPS;
     return w && at >= 0 && range_at(ll, x, w, at, RANGE_DEPTH).lo >= 0;
 }
 

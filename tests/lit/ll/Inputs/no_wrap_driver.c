@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 int count(int n), step2(int n), down(int n), fields(const int *p), after(int s, int n), wraps(int s, int n),
-    offset(const int *p, int s, int n);
+    offset(const int *p, int s, int n), passon(int a, int n);
 
 int main(void) {
     int p[35];
@@ -14,6 +14,7 @@ int main(void) {
     printf("down %d %d\n", down(4), down(-3));
     printf("fields %d\n", fields(p));
     printf("offset %d\n", offset(p, 2, 3));
+    printf("passon %d %d %d\n", passon(5, 3), passon(2147483646, 2147483647), passon(-3, 0));
     printf("after %d %d %d\n", after(0, 5), after(2147483647, 0), after(2147483646, 2147483647));
     printf("wraps %d\n", wraps(2147483646, -2147483647));
     return 0;
