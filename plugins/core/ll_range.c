@@ -10,7 +10,9 @@
  * observed, ...). The analysis therefore asks for the value ranges of the
  * operands at the *latest* block that every use of the result is in (the
  * dominator-tree LCA of the use blocks, looking through pure operations,
- * which only pass poison on): wherever the result is observed, the operands
+ * which only pass poison on — not through a run-time index into an
+ * aggregate, a load where it is placed): wherever the result is observed,
+ * the operands
  * lie in the ranges found there, and the exact sum of the ranges fits the
  * width, so the operation did not wrap. Ranges come from
  *   - literals;
@@ -79,6 +81,15 @@ static void note_use(LL *ll, MimDef *d, int blk) {
     for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) note_use(ll, ll_op(d, k), l);
 }
 
+/* A pure node whose instructions observe its operands where it is placed:
+ * a run-time index into an aggregate is a load or store through an
+ * address computed from the index (an alloca or a constant global), which
+ * must not be poison. */
+static bool loads_at(const MimDef *d) {
+    MimNode k = mim_def_node(d);
+    return (k == MIM_EXTRACT || k == MIM_INSERT) && !mim_def_lit(ll_op(d, 1), NULL);
+}
+
 /* Late block of every placed node: the LCA of its uses, where the uses of a
  * pure node count at the node's own late block (it only passes poison on)
  * and those of a memory effect or terminator at its block. A node without
@@ -94,7 +105,7 @@ static void compute_late(LL *ll) {
         for (size_t j = nodes->len; j-- > 0;) {
             MimDef *d = nodes->data[j];
             LLInfo *i = ll_info(ll, d);
-            if (i->late < 0 || i->effect) i->late = i->place;
+            if (i->late < 0 || i->effect || loads_at(d)) i->late = i->place;
             int at = i->late;
             for (size_t o = 0, n = mim_def_num_ops(d); o < n; ++o) note_use(ll, ll_op(d, o), at);
         }
