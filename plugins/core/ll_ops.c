@@ -176,7 +176,11 @@ static const char *bitwise(const Op *o, unsigned sub, const char *a, const char 
     Op o64 = *o;
     o64.ty = "i64";
     o64.r = tmp(o);
-    return from64(o, bit2_ops(&o64, sub, to64(o, a, z.w), to64(o, b, z.w)), &z);
+    /* separate statements: the extensions emit instructions, whose order
+     * must not depend on the C compiler's argument evaluation order */
+    const char *a64 = to64(o, a, z.w);
+    const char *b64 = to64(o, b, z.w);
+    return from64(o, bit2_ops(&o64, sub, a64, b64), &z);
 }
 
 static const char *op_bit2(const Op *o) {
