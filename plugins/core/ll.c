@@ -103,7 +103,9 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->chain = -1;
         i->need = -1;
         i->block = -1;
-        i->effect = i->visiting = i->emitted = i->seen = 0;
+        i->effect = i->visiting = i->emitted = i->seen = i->rvisit = 0;
+        i->late = -1;
+        i->nuses = 0;
         i->val = NULL;
         i->pdep_done = 0;
     }

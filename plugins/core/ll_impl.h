@@ -60,6 +60,9 @@ typedef struct LLInfo {
     int32_t block;    /* a lambda: its block index in the current function */
     uint8_t effect;   /* placed by a memory chain */
     uint8_t visiting; /* placement in progress (cycle guard) */
+    uint8_t rvisit;   /* range of this parameter in progress (ll_range.c, cycle guard) */
+    int32_t late;     /* LCA of the blocks where the value is observed (ll_range.c) */
+    uint32_t nuses;   /* uses seen by ll_range_prepare (an upper bound) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
     const char *val;   /* emitted LLVM value ("" = no value) */
@@ -94,6 +97,11 @@ typedef struct LLBlock {
     MIM_VEC(int) succ, pred; /* CFG edges: block indices */
     LLVec nodes;  /* instructions placed here, in dependency order */
     LLBuf *incoming; /* per component: "[ v, %pred ], …" */
+    MimDef *fact;    /* branch condition known here (only predecessor's branch), or NULL */
+    bool fact_true;  /* ... known to hold (else known not to hold) */
+    int fact_up;     /* nearest block knowing a condition on the dominator-tree path, -1 = none */
+    uint64_t frel;   /* the fact decoded when it is `fa rel fb` (an icmp subtag id; 0 = not decoded) */
+    MimDef *fa, *fb;
     LLBuf body;
 } LLBlock;
 
@@ -135,6 +143,7 @@ typedef struct LL {
     unsigned tmp;    /* counter for temporaries */
     MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
     LLVec cache_keys, cache_vals;
+    unsigned range_steps; /* work left for the current range query (ll_range.c) */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
@@ -206,6 +215,18 @@ bool ll_dominates(LL *ll, int a, int b);
 bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j);
 bool ll_is_ret(LL *ll, MimDef *d);
 int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
+/* ---- ll_range.c ------------------------------------------------------------ */
+/* After scheduling: branch facts per block and late blocks per node. */
+void ll_range_prepare(LL *ll);
+/* Mode bits (1 = nsw, 2 = nuw) that the `%core.wrap` application app
+ * provably satisfies wherever its result is observed (docs/ll-backend.md §3). */
+unsigned ll_no_wrap(LL *ll, MimDef *app);
+/* x (an Idx 2^8, 2^16 or 2^32 operand of user) is non-negative as a
+ * signed value wherever user's result is observed. */
+bool ll_nonneg(LL *ll, MimDef *x, MimDef *user);
+/* app is `c op (x op y)` (op wrap.add or wrap.mul of mode 0, c a literal)
+ * and the inner call has no other use: *c, *x, *y. */
+bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y);
 void ll_fn_free(LL *ll);
 
 /* ---- ll_emit.c ------------------------------------------------------------- */

@@ -176,7 +176,11 @@ static const char *bitwise(const Op *o, unsigned sub, const char *a, const char 
     Op o64 = *o;
     o64.ty = "i64";
     o64.r = tmp(o);
-    return from64(o, bit2_ops(&o64, sub, to64(o, a, z.w), to64(o, b, z.w)), &z);
+    /* separate statements: the extensions emit instructions, whose order
+     * must not depend on the C compiler's argument evaluation order */
+    const char *a64 = to64(o, a, z.w);
+    const char *b64 = to64(o, b, z.w);
+    return from64(o, bit2_ops(&o64, sub, a64, b64), &z);
 }
 
 static const char *op_bit2(const Op *o) {
@@ -376,6 +380,7 @@ static const char *op_core(const Op *o) {
     }
     case MIM_core_wrap: {
         if (!lit_arg(o, arg(o, 1), &m)) return NULL;
+        m |= ll_no_wrap(ll, o->app); /* flags the operands' ranges prove (ll_range.c) */
         static const char *names[4] = {"add", "sub", "mul", "shl"};
         const char *inst = ll_str(ll, "%s%s%s", names[o->sub & 3], m & 2 ? " nuw" : "", m & 1 ? " nsw" : "");
         MimDef *p = arg(o, 0);
@@ -383,6 +388,16 @@ static const char *op_core(const Op *o) {
         const char *a = comp(o, p, 0), *b = comp(o, p, 1);
         if (z.wide) return op64(o, names[o->sub & 3], a, b, &z);
         if (z.odd) return op_urem(o, inst, a, b, &z);
+        MimDef *c, *x, *y;
+        if (!m && ll_literal_outside(ll, o->app, &c, &x, &y)) {
+            /* c op (x op y), the inner sum used only here (the normal form
+             * puts literals outside, core.md §4.4): emitted as (c op x) op y,
+             * so that y — e.g. a recursive call's result — is an operand of
+             * the last operation, which LLVM's accumulator tail-recursion
+             * elimination needs (`1 + check(l) + check(r)`). Same value:
+             * wrap-around add and mul are associative. */
+            return bin(o, names[o->sub & 3], tmp_bin(o, names[o->sub & 3], val(o, c), val(o, x)), val(o, y));
+        }
         return bin(o, inst, a, b);
     }
     case MIM_core_div: {
@@ -651,7 +666,15 @@ static const char *op_mem(const Op *o) {
         unsigned w = ll_int_width(ll, ll_typeof(index));
         const char *iv = val(o, index);
         if (!w || !iv) return NULL;
-        if (w < 64) {
+        if (w < 64 && ll_nonneg(ll, index, o->app)) {
+            /* the index is below 2^(w-1) wherever the address is used
+             * (ll_range.c): sign and zero extension agree there, and LLVM
+             * widens a signed index with its loop counter as for C's int */
+            const char *z = ll_str(ll, "%%%s", ll_tmp(ll, "idx"));
+            ll_inst(ll, "%s = sext i%u %s to i64", z, w, iv);
+            iv = z;
+            w = 64;
+        } else if (w < 64) {
             const char *z = ll_str(ll, "%%%s", ll_tmp(ll, "idx"));
             ll_inst(ll, "%s = zext i%u %s to i%u", z, w, iv, w + 1);
             iv = z;

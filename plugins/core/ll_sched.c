@@ -534,5 +534,6 @@ bool ll_schedule(LL *ll) {
     /* the emitted flag served as "operands placed" for effects */
     for (size_t k = 0; k < ll->blocks.len; ++k)
         for (size_t i = 0; i < ll->blocks.data[k].nodes.len; ++i) ll_info(ll, ll->blocks.data[k].nodes.data[i])->emitted = 0;
+    if (ll->ok) ll_range_prepare(ll);
     return ll->ok;
 }
