@@ -63,9 +63,11 @@ MimAstModule *mim_fe_parse_text(MimFe *fe, const char *path, const char *text, s
 
 /* Streaming the input (set before mim_fe_parse_input/_text): its top-level
  * declarations are bound as they are parsed and handed to s->decl one at a
- * time, in order, while no error was reported; the AST of a declaration is
- * reused after s->decl returns (only its top-level binders stay), so the
- * input's memory is that of its biggest declaration. s->begin comes once
+ * time, in order, while no error was reported; they are parsed in batches
+ * of about 256 KiB of syntax tree, whose memory is reused once s->decl has
+ * returned for every declaration of the batch (only their top-level binders
+ * stay), so the input's syntax tree costs about one batch plus the
+ * declaration that crosses the limit. s->begin comes once
  * before the first s->decl: the modules before the input are parsed and
  * bound (mim_fe_module 0 .. mim_fe_num_modules - 1). Messages keep their
  * order: binding's are held until parsing is over. mim_fe_bind then

@@ -1131,8 +1131,6 @@ static void parse_imports(Parser *p, MimAstModule *m) {
     mim_vec_free(&imports);
 }
 
-/* ---- streaming the input ----------------------------------------------------------------- */
-
 /* ---- top-level binders ------------------------------------------------------------------ */
 
 static void ptrn_binder_slots(MimAstPtrn *pt, MimBinderSlotFn fn, void *user) {

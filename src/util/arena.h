@@ -33,7 +33,8 @@ void mim_arena_hand_tail(MimArena *a, MimArena *heir);
  * World image refused after its nodes were read into the arena). */
 void mim_arena_unalloc(MimArena *a, void *p, size_t size);
 /* Gives back everything a holds, zeroed again, keeping its latest chunk
- * (the biggest) for what comes next: a scratch arena reused per piece of
+ * (usually the biggest; after an allocation above the chunk size, that
+ * allocation's own chunk) for what comes next: a scratch arena reused per piece of
  * work stays in memory the process touched already. Not for an arena that
  * handed a tail on or was handed one. */
 void mim_arena_reset(MimArena *a);
