@@ -77,7 +77,10 @@ static void note_use(LL *ll, MimDef *d, int blk) {
     int l = lca(ll, i->late, blk);
     if (i->late >= 0 && l == i->late) return;
     i->late = l;
-    if (i->place >= 0) return;
+    /* a node of a dependent pack's body has a place but is in no block's
+     * list (it is computed where the pack is emitted): the sweep does not
+     * reach its operands, so the use passes on here */
+    if (i->place >= 0 && !ll_pack_dep(ll, d)) return;
     for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k) note_use(ll, ll_op(d, k), l);
 }
 
