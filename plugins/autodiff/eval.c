@@ -59,8 +59,33 @@ static MimDef *named_lam(MimWorld *w, MimDef *type, const char *name) {
     return lam;
 }
 
+/* The axiom an anonymous node applies (through projections of its
+ * result), or NULL: an error names the operation ('%mem.free'), since an
+ * anonymous node prints as a gid ('_14508') that reads like a function's
+ * name. */
+static MimDef *anon_axiom(MimWorld *w, MimDef *d) {
+    for (size_t guard = 0; guard < 1000 && d && !mim_def_name(d); ++guard) {
+        if (mim_def_node(d) == MIM_APP) return mim_app_axiom(d);
+        if (mim_def_node(d) != MIM_EXTRACT) return NULL;
+        d = mim_resolve(w, mim_def_op(d, 0));
+    }
+    return NULL;
+}
+
 void autodiff_cannot(MimPass *p, MimLoc loc, const char *mode, const char *what, MimDef *old) {
-    char *s = mim_def_to_str(mim_pass_world(p), old);
+    MimWorld *w = mim_pass_world(p);
+    MimDef *d = mim_resolve(w, old);
+    MimDef *ax = anon_axiom(w, d);
+    bool expr = d && (mim_def_node(d) == MIM_APP || mim_def_node(d) == MIM_EXTRACT);
+    if (expr && mim_def_name(d)) { /* a let's name ('b'; printing the node would show its operands) */
+        mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s '%s'", mode, what, mim_def_name(d));
+        return;
+    }
+    if (expr && !ax) { /* an anonymous expression: its gid names nothing the user wrote */
+        mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s", mode, what);
+        return;
+    }
+    char *s = mim_def_to_str(w, ax ? ax : old);
     mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s '%s'", mode, what, s);
     free(s);
 }

@@ -2990,7 +2990,11 @@ static bool vm_cl(Cl *c, MimDef *old, MimDef **res) {
     }
     if (al && c->mode == CL_FWD && o != c->b) { /* the pointer its own block allocated */
         *res = mim_ptrmap_get(&vm->fwdld, old);
-        if (!*res) fail(rv, old, "the allocation used before its block");
+        /* (a loop's allocation reaches a block not nested in its own only
+         * as the root of a block parameter passed several buffers) */
+        if (!*res && vm_lalloc(rv, old))
+            fail(rv, old, "the allocation in a loop whose pointer is passed to a block parameter (its shadow is not known in the blocks it reaches)");
+        else if (!*res) fail(rv, old, "the allocation used before its block");
         return true;
     }
     if (al && c->mode == CL_BWD) { /* the pointer, read from c's record */
@@ -3477,6 +3481,16 @@ static bool vm_arg_free(Rev *rv, MimDef *fr) {
     return r && top_of(rv, r, false) && is_ptr(mim_def_type(r));
 }
 
+/* the free fr frees a pointer parameter of a block (or an offset into
+ * one) that every jump passes a buffer of f or an argument (vm_ptr_param,
+ * vm_ptr_swap): a buffer f allocates, since an argument's is vm_arg_free's */
+static bool vm_free_param(Rev *rv, MimDef *fr) {
+    MimDef *r = ptr_root(rv, mim_proj(rv->w, mim_app_arg(fr), 2, 1));
+    long x;
+    size_t i;
+    return r && block_leaf(rv, r, &x, &i) && mim_ptrmap_has(&rv->proot, mim_resolve(rv->w, leaf_key(rv, x, i)));
+}
+
 /* Finds f's stores, allocations and frees; sets rv->vm if there are any. */
 static bool vm_begin(Rev *rv) {
     MimWorld *w = rv->w;
@@ -3554,6 +3568,8 @@ static bool vm_begin(Rev *rv) {
     for (size_t i = 0; i < frees.n && ok; ++i) {
         MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
         if (al) mim_ptrmap_put(&vm->freed, al, al);
+        else if (!mim_ptrmap_has(&vm->afree, frees.d[i]) && vm_free_param(rv, frees.d[i]))
+            ok = fail(rv, frees.d[i], "the free through a block parameter of a buffer the function allocates (only the allocation's own pointer can be freed)") != NULL;
         else if (!mim_ptrmap_has(&vm->afree, frees.d[i]))
             ok = fail(rv, frees.d[i], "the free of a buffer that is neither an argument nor allocated by the function") != NULL;
     }
