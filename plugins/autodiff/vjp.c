@@ -1095,6 +1095,11 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             }
             return adj_add(ad, mim_proj(w, a, 2, 0), s) && adj_add(ad, mim_proj(w, a, 2, 1), ns);
         }
+        if (id == MIM_math_arith_mul) { /* by a constant k: only k·s (the other operand's adjoint is dropped: not taped for it) */
+            MimDef *a0 = mim_resolve(w, mim_proj(w, a, 2, 0)), *a1 = mim_resolve(w, mim_proj(w, a, 2, 1));
+            bool k0 = a0 && mim_def_is_const(a0), k1 = a1 && mim_def_is_const(a1);
+            if (k0 != k1) return adj_add(ad, k0 ? a1 : a0, mim_app(w, mim_app_callee(e), mim_pair(w, s, k0 ? a0 : a1)));
+        }
         MimDef *a2 = cl(c, a), *r2 = a2 ? cl(c, e) : NULL;
         if (!r2) return false;
         MimDef *t = autodiff_math_tangent(w, e, a2, r2, s);
