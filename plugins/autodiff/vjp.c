@@ -124,6 +124,7 @@ struct Rev {
     MimPtrMap inlh; /* the functions inlined so */
     MimDef *loop;
     bool *noid;   /* per block: its record (or its counted loop's) has no block number (mark_ids) */
+    bool *ret_row; /* the records that may be on top when f returns, when the backward sweep starts at the one reverse they lead to (mark_ids, bwd_start), else NULL */
     MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
     size_t mpos;               /* index of the %mem.M component of A */
@@ -582,6 +583,7 @@ static MimDef *state(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *cap) {
 }
 
 static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *res);
+static MimDef *jump_below(Rev *rv, long b, MimDef *S, const bool *row);
 
 /* a value of type T whose %mem.M components are m and whose other
  * components are ⊥ (the unused parts of a shared vjp's arguments and
@@ -949,6 +951,7 @@ static MimDef *bwd_start(Rev *rv, MimDef *m, MimDef *tp, MimDef *pos, MimDef *re
     MimDef **acc = mim_xcalloc(rv->accT.n + 1, sizeof *acc);
     MimDef *s = bwd_state(rv, m, tp, pos, res, acc);
     free(acc);
+    if (rv->ret_row) return jump_below(rv, 0, s, rv->ret_row);
     return mim_app(rv->w, rv->loop, s);
 }
 
@@ -2100,10 +2103,15 @@ static size_t rows_below(Rev *rv, const bool *in, long b, bool *tmp, const bool 
 /* Marks the records the dispatch of bwd_loop may pop (they keep their block
  * number; the others are only reached by direct jumps and omit it): those
  * below a record whose reverse goes to bwd_loop, and the one on top when f
- * returns. With writes (rv->vm) every record keeps it. */
+ * returns if that depends on the path; if it is always one block's record
+ * (or none), the backward sweep starts at its reverse instead (ret_row,
+ * bwd_start: one exit block, a shared vjp's too). With writes (rv->vm)
+ * every record keeps it. */
 static void mark_ids(Rev *rv, const bool *in, const bool *exits) {
     size_t nb = rv->blk.n;
     bool *tmp = mim_xcalloc(2 * nb, sizeof *tmp);
+    free(rv->ret_row);
+    rv->ret_row = NULL;
     for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
     for (size_t b = 1; b < nb; ++b) {
         const bool *rows[2];
@@ -2113,12 +2121,19 @@ static void mark_ids(Rev *rv, const bool *in, const bool *exits) {
                 for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !rows[k][r];
     }
     free(tmp);
+    bool *row = mim_xcalloc(nb, sizeof *row); /* the records on top at f's returns */
     for (size_t x = 0; x < nb; ++x) {
         if (!exits[x]) continue;
-        if (x > 0 && !rv->trivial[x] && !rv->lr_h[x]) rv->noid[x] = false;
+        if (x > 0 && !rv->trivial[x] && !rv->lr_h[x]) row[x] = true;
         else
-            for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !in[x * nb + r];
+            for (size_t r = 0; r < nb; ++r) row[r] |= in[x * nb + r];
     }
+    if (row_top(rv, row) > 0 || empty_or(rv, row, 0)) { /* one record (or none): the sweep starts at its reverse (jump_below) */
+        rv->ret_row = row;
+        return;
+    }
+    for (size_t r = 1; r < nb; ++r) rv->noid[r] &= !row[r]; /* bwd_loop's dispatch pops the one on top */
+    free(row);
 }
 
 /* The jump from bwd_next_B (its state S) when the records that may be on
@@ -2740,7 +2755,7 @@ static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copie
     for (size_t b = 0; rv.slots && b < rv.blk.n; ++b) free(rv.slots[b].d);
     free(rv.slots), free(rv.fwd), free(rv.bwd), free(rv.trivial), free(rv.lr_h), free(rv.lr_e), free(rv.lr_b), free(rv.lr_k), free(rv.lr_s0), free(rv.lrx), free(rv.lr_bound);
     for (size_t b = 0; rv.above && b < rv.blk.n; ++b) mim_ptrmap_free(&rv.above[b]);
-    free(rv.above), free(rv.nxt), free(rv.noid), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
+    free(rv.above), free(rv.nxt), free(rv.noid), free(rv.ret_row), free(rv.shcall), free(rv.blk.d), free(rv.accT.d);
     for (size_t b = 0; rv.cr && b < rv.blk.n; ++b) free(rv.cr[b].in);
     free(rv.cr);
     if (!res) {
