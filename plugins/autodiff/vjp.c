@@ -2599,7 +2599,7 @@ static bool setup(Rev *rv, MimDef *fv) {
                 mim_ptrmap_put(&rv->acc, leaf_key(rv, (long)b, i), (void *)(uintptr_t)rv->accT.n);
             } else if (is_ptr(T) && !vm_ptr_param(rv, (long)b, i) && !vm_ptr_swap(rv, (long)b, i)) {
                 if (!mim_def_loc(X).begin.row && mim_def_loc(mim_lam_body(X)).begin.row) rv->use = mim_def_loc(mim_lam_body(X)); /* (an inlined function's block) */
-                return fail(rv, X, "the block with a pointer parameter that jumps pass pointers into different buffers (its shadow is not known)") != NULL;
+                return fail(rv, X, "the block with a pointer parameter to which jumps pass pointers into different buffers (its shadow is not known)") != NULL;
             } else if (!is_mem(T) && !autodiff_is_idx(w, T) && !is_float(T) && !is_ptr(T)) {
                 return fail(rv, X, "the block with a parameter of this type") != NULL;
             }
