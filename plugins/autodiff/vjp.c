@@ -2430,6 +2430,22 @@ enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of on
 /* The call body (a block's terminator h (args, k)) becomes a jump to a new
  * block inl_h: h's body with its return continuation replaced by k (every
  * block of h is copied for this call site); false on an error. */
+/* An integer argument of an inlined call that is a literal or a block's
+ * parameter (an index, a loop counter) is used by the copy of h's blocks
+ * directly instead of through h's parameter: the copy is entered only from
+ * this call, and that block is not entered again while h's blocks run
+ * (they leave only through the call's continuation). Reverses then read
+ * the caller's leaf, which a record above or a carried loop's counter may
+ * already hold (GMM's beta: the point and component indices are the
+ * carried counters of the loops calling it, not words per row). */
+static bool fixed_arg(Rev *rv, MimDef *a) {
+    long x;
+    size_t i;
+    if (!a || !autodiff_is_idx(rv->w, mim_def_type(a))) return false;
+    uint64_t lit;
+    return mim_def_lit(a, &lit) || block_leaf(rv, a, &x, &i);
+}
+
 static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     MimDef *args, *k, *A, *R;
@@ -2441,7 +2457,10 @@ static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
     MimDef *v = mim_var(w, hb), *arg;
     if (n) {
         MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
-        for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+        for (size_t j = 0; j < n; ++j) {
+            MimDef *aj = mim_resolve(w, mim_proj(w, args, n, j));
+            ops[j] = fixed_arg(rv, aj) ? aj : mim_proj(w, v, n, j);
+        }
         ops[n] = k;
         arg = mim_tuple(w, ops, n + 1);
         free(ops);
