@@ -1539,7 +1539,8 @@ static bool uses_float_of(Rev *rv, MimDef *e, long h, MimPtrMap *seen) {
 /* The reverses of the counted loop B's iterations commute, so the backward
  * sweep may run them in the forward order (counter from s0 up to the exit's
  * counter: LLVM vectorizes that loop without reversing its vectors): f
- * does not write memory (each reverse only adds into shadows and into
+ * does not write memory, or memory is frozen from B on (vm_freeze) (each
+ * reverse only adds into shadows and into
  * accumulators), H's parameters are memory, I64 or floats, and each float
  * t of H reaches B's jump back only as its own argument, alone or plus a
  * term not depending on H's floats (t ↦ t or t + e): the adjoint of t is
@@ -1793,7 +1794,8 @@ static bool closed_body(Rev *rv, long h, long b0, const bool *in) {
 }
 
 /* Block h (H) heads a loop whose body spans several blocks (a carried
- * loop; counted_loop takes a body of one block): f does not write, H
+ * loop; counted_loop takes a body of one block): f does not write (or
+ * memory is frozen from H on, vm_freeze), H
  * pushes no record and branches between the body's entry B0 and its exit
  * E, the body is closed (closed_body), every jump back to H passes H#k + 1
  * (an I64) and every other jump into H the same literal s0. The backward
@@ -2332,7 +2334,8 @@ static size_t word_in(Rev *rv, long h, MimDef *L) {
     return rv->lr_h[h] && !rv->lr_bound[h] ? nf - jf : nf - 1 - jf;
 }
 
-/* Fills rv->above (f without writes: the records' words do not change) */
+/* Fills rv->above (f without writes, or between records of blocks whose
+ * memory is frozen, vm_freeze: the records' words do not change) */
 static bool plan_above(Rev *rv) {
     size_t nb = rv->blk.n;
     if (nb > 512) return true;
