@@ -164,6 +164,9 @@ static MimDef *vm_shadow(struct Cl *c, MimDef *old);
 static MimDef *vm_tape_late(struct Cl *c, MimDef *r, MimDef **m, MimDef *tp, MimDef *pos);
 static bool vm_late(Rev *rv, MimDef *key);
 static bool vm_taped(Rev *rv, MimDef *ld);
+static bool vm_frozen(Rev *rv, long b);
+static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen);
+static bool vm_late_free(Rev *rv, long r);
 static bool vm_adj_load(struct Adj *ad, MimDef *ld, MimDef *v, bool *taken);
 static bool vm_seed_cross(struct Adj *ad, long b);
 static void vm_acc_add(struct Adj *ad, MimDef *key, MimDef *T, MimDef *v);
@@ -1478,11 +1481,15 @@ static bool counted_loop(Rev *rv, long b) {
     rv->lr_h[b] = h, rv->lr_k[b] = k, rv->lr_s0[b] = s0, rv->lr_e[b] = e, rv->lr_b[h] = b;
     /* H branches to B while counter < bound (signed), bound computed
      * from values of enclosing blocks: the counter at the exit is
-     * max(s0, bound), the exit record need not hold it (not when f
-     * writes: memory the bound reads may have changed by then) */
+     * max(s0, bound), the exit record need not hold it (when f writes,
+     * only if the loop's memory is frozen and the bound reads no memory:
+     * memory it reads may have changed by the backward sweep) */
     MimDef *idx = mim_resolve(w, mim_def_op(hg, 1)), *cmp = idx ? mim_match(idx, MIM_core_icmp_sl) : NULL;
     rv->lr_bound[b] = NULL;
-    if (cmp && t1 == b && !rv->vm) {
+    MimPtrMap rd = {0};
+    bool invariant_mem = !rv->vm || (cmp && vm_frozen(rv, h) && !vm_reads(w, mim_proj(w, mim_app_arg(cmp), 2, 1), &rd));
+    mim_ptrmap_free(&rd);
+    if (cmp && t1 == b && invariant_mem) {
         MimDef *pr = mim_app_arg(cmp);
         MimPtrMap seen = {0};
         MimDef *lhs = mim_resolve(w, mim_proj(w, pr, 2, 0));
@@ -1532,7 +1539,8 @@ static bool uses_float_of(Rev *rv, MimDef *e, long h, MimPtrMap *seen) {
 /* The reverses of the counted loop B's iterations commute, so the backward
  * sweep may run them in the forward order (counter from s0 up to the exit's
  * counter: LLVM vectorizes that loop without reversing its vectors): f
- * does not write memory (each reverse only adds into shadows and into
+ * does not write memory, or memory is frozen from B on (vm_freeze) (each
+ * reverse only adds into shadows and into
  * accumulators), H's parameters are memory, I64 or floats, and each float
  * t of H reaches B's jump back only as its own argument, alone or plus a
  * term not depending on H's floats (t ↦ t or t + e): the adjoint of t is
@@ -1541,7 +1549,7 @@ static bool uses_float_of(Rev *rv, MimDef *e, long h, MimPtrMap *seen) {
  * other order: the same gradient up to rounding.) */
 static bool lr_up(Rev *rv, long b) {
     MimWorld *w = rv->w;
-    if (rv->vm) return false;
+    if (rv->vm && !vm_frozen(rv, b)) return false;
     long h = rv->lr_h[b];
     MimDef *DH = dom_of(w, rv->blk.d[h]);
     MimDef *body = mim_resolve(w, mim_lam_body(rv->blk.d[b])), *g, *a;
@@ -1786,7 +1794,8 @@ static bool closed_body(Rev *rv, long h, long b0, const bool *in) {
 }
 
 /* Block h (H) heads a loop whose body spans several blocks (a carried
- * loop; counted_loop takes a body of one block): f does not write, H
+ * loop; counted_loop takes a body of one block): f does not write (or
+ * memory is frozen from H on, vm_freeze), H
  * pushes no record and branches between the body's entry B0 and its exit
  * E, the body is closed (closed_body), every jump back to H passes H#k + 1
  * (an I64) and every other jump into H the same literal s0. The backward
@@ -1801,7 +1810,7 @@ static bool closed_body(Rev *rv, long h, long b0, const bool *in) {
 static bool carried_loop(Rev *rv, long h) {
     MimWorld *w = rv->w;
     size_t nb = rv->blk.n;
-    if (rv->vm || !rv->trivial[h] || rv->lr_b[h] || rv->lr_h[h]) return false;
+    if ((rv->vm && !vm_frozen(rv, h)) || !rv->trivial[h] || rv->lr_b[h] || rv->lr_h[h]) return false;
     MimDef *H = rv->blk.d[h], *DH = dom_of(w, H), *hb = mim_resolve(w, mim_lam_body(H)), *hg, *ha;
     if (!hb || mim_def_node(hb) != MIM_APP) return false;
     target(rv, hb, &hg, &ha);
@@ -2112,7 +2121,7 @@ static void mark_ids(Rev *rv, const bool *in, const bool *exits) {
     bool *tmp = mim_xcalloc(2 * nb, sizeof *tmp);
     free(rv->ret_row);
     rv->ret_row = NULL;
-    for (size_t x = 1; x < nb; ++x) rv->noid[x] = !rv->vm;
+    for (size_t x = 1; x < nb; ++x) rv->noid[x] = vm_late_free(rv, (long)x);
     for (size_t b = 1; b < nb; ++b) {
         const bool *rows[2];
         long h;
@@ -2325,10 +2334,11 @@ static size_t word_in(Rev *rv, long h, MimDef *L) {
     return rv->lr_h[h] && !rv->lr_bound[h] ? nf - jf : nf - 1 - jf;
 }
 
-/* Fills rv->above (f without writes: the records' words do not change) */
+/* Fills rv->above (f without writes, or between records of blocks whose
+ * memory is frozen, vm_freeze: the records' words do not change) */
 static bool plan_above(Rev *rv) {
     size_t nb = rv->blk.n;
-    if (rv->vm || nb > 512) return true;
+    if (nb > 512) return true;
     long *up = mim_xcalloc(nb, sizeof *up);
     bool *ent = mim_xcalloc(nb * nb, sizeof *ent), *seen = mim_xcalloc(nb, sizeof *seen);
     for (size_t r = 1; r < nb; ++r) {
@@ -2336,7 +2346,7 @@ static bool plan_above(Rev *rv) {
         memset(seen, 0, nb * sizeof *seen);
         long nx = 0;
         bool ok = rv->lr_h[r] ? walk_next(rv, rv->lr_e[r], &nx, ent + r * nb, seen) : walk_succ(rv, (long)r, &nx, ent + r * nb, seen);
-        up[r] = ok && has_rec(rv, nx) ? nx : 0;
+        up[r] = ok && has_rec(rv, nx) && (!rv->vm || (vm_frozen(rv, (long)r) && vm_frozen(rv, nx))) ? nx : 0;
     }
     for (size_t r = 1; r < nb; ++r) { /* a cycle (f would never return): nothing is read above */
         long c = (long)r;
@@ -2423,6 +2433,22 @@ enum { INL_SITES = 8, INL_BLOCKS = 2048 }; /* at most this many call sites of on
 /* The call body (a block's terminator h (args, k)) becomes a jump to a new
  * block inl_h: h's body with its return continuation replaced by k (every
  * block of h is copied for this call site); false on an error. */
+/* An integer argument of an inlined call that is a literal or a block's
+ * parameter (an index, a loop counter) is used by the copy of h's blocks
+ * directly instead of through h's parameter: the copy is entered only from
+ * this call, and that block is not entered again while h's blocks run
+ * (they leave only through the call's continuation). Reverses then read
+ * the caller's leaf, which a record above or a carried loop's counter may
+ * already hold (GMM's beta: the point and component indices are the
+ * carried counters of the loops calling it, not words per row). */
+static bool fixed_arg(Rev *rv, MimDef *a) {
+    long x;
+    size_t i;
+    if (!a || !autodiff_is_idx(rv->w, mim_def_type(a))) return false;
+    uint64_t lit;
+    return mim_def_lit(a, &lit) || block_leaf(rv, a, &x, &i);
+}
+
 static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     MimDef *args, *k, *A, *R;
@@ -2434,7 +2460,10 @@ static bool inline_site(Rev *rv, MimDef *h, MimDef *body, MimPtrMap *seen) {
     MimDef *v = mim_var(w, hb), *arg;
     if (n) {
         MimDef **ops = mim_xcalloc(n + 1, sizeof *ops);
-        for (size_t j = 0; j < n; ++j) ops[j] = mim_proj(w, v, n, j);
+        for (size_t j = 0; j < n; ++j) {
+            MimDef *aj = mim_resolve(w, mim_proj(w, args, n, j));
+            ops[j] = fixed_arg(rv, aj) ? aj : mim_proj(w, v, n, j);
+        }
         ops[n] = k;
         arg = mim_tuple(w, ops, n + 1);
         free(ops);
@@ -2501,6 +2530,17 @@ static bool inlinable(Rev *rv, MimDef *h, bool ptrs) {
  * to INL_SITES call sites, each with its own copy of h's blocks (see
  * loop_free); recursion (a function already inlined) and more than
  * INL_BLOCKS blocks keep h_vjp. */
+/* f's body is the call of h with f's own return continuation (a tail
+ * call, e.g. the optimizer's η-wrapper of a function also called
+ * directly): f_vjp calls h_vjp instead of inlining h (build), so that h's
+ * first block stays block 0 of a vjp (its allocations run once, its
+ * loads need no tape) */
+static bool tail_call(Rev *rv, MimDef *h, MimDef *arg) {
+    MimDef *args, *k;
+    size_t n;
+    return !rv->shared && split_call(rv, h, arg, &args, &k, &n) && k == rv->kold;
+}
+
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
     MimWorld *w = rv->w;
     bool st = vm_stores(rv); /* (vm_no_checkpoint: every site inlined, pointer arguments too; their shadows: vm_ptr_param) */
@@ -2515,6 +2555,7 @@ static bool inline_once(Rev *rv, MimPtrMap *seen) {
             if (!g || mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || g == rv->f || !is_function(w, g) ||
                 mim_ptrmap_has(&rv->inlh, g))
                 continue;
+            if (b == 0 && rv->blk.n == 1 && tail_call(rv, g, mim_app_arg(body))) continue; /* an η-wrapper: build calls h_vjp */
             uintptr_t c = (uintptr_t)mim_ptrmap_get(&count, g);
             mim_ptrmap_put(&count, g, (void *)(c + 1));
             vpush(&calls, body);
@@ -2822,6 +2863,7 @@ typedef struct VjpMem {
     MimPtrMap chain, cand; /* memory operation ↦ its block + 1 (vm_place) */
     MimPairMap lchain;     /* (a load, a block whose jump passes on a token made after it) ↦ itself (vm_owner_at) */
     uint64_t *dirty;       /* per block: the buffers (vm_class) stores may write after it starts */
+    bool *frozen;          /* per block: memory is frozen from its start on (vm_freeze) */
     /* taped loads whose value another block uses (vm_cross), in block
      * order; a float one has an accumulator (rv->acc) for the adjoint the
      * other blocks' reverses collect, which its own block's reverse adds
@@ -3491,6 +3533,65 @@ static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
     free(stack.d), free(next.d), free(seen), free(st);
 }
 
+/* vm->frozen: no write can run once block b has started (no store or
+ * free of an argument buffer reachable from b, vm->dirty), no block
+ * reachable from b allocates (VjpMem.lallocs) or uses a taped load of
+ * another block (vm_cross): the memory b and the blocks after it read is
+ * what the backward sweep sees, their loads are recomputed, and their
+ * records hold no late slots. There, what needs "f does not write" in a
+ * function without writes holds too (counted loops' invariant bounds and
+ * forward-order reverses, carried loops, values read from the record
+ * above): a function whose writes all precede a loop (a prologue filling
+ * a scratch buffer: GMM's exp(q)) keeps that loop's small records. */
+static void vm_freeze(Rev *rv, VjpMem *vm) {
+    size_t nb = rv->blk.n;
+    bool *bad = mim_xcalloc(nb, sizeof *bad), *seen = mim_xcalloc(nb, sizeof *seen);
+    for (size_t y = 0; y < nb; ++y) {
+        bad[y] = vm->dirty[y] != 0;
+        MimPtrMap tseen = {0};
+        Vec order = {0};
+        topo(rv, mim_lam_body(rv->blk.d[y]), &tseen, &order);
+        for (size_t k = 0; k < order.n && !bad[y]; ++k) {
+            MimDef *d = order.d[k];
+            if (vm_lalloc(rv, d)) bad[y] = true;
+            else if (mim_ptrmap_has(&vm->xld, d) && vm_owner(rv, d) != (long)y) bad[y] = true;
+        }
+        mim_ptrmap_free(&tseen);
+        free(order.d);
+    }
+    vm->frozen = mim_xcalloc(nb, sizeof *vm->frozen);
+    Vec stack = {0}, next = {0};
+    for (size_t b = 0; b < nb; ++b) { /* b is frozen if no block reachable from it is bad */
+        memset(seen, 0, nb * sizeof *seen);
+        stack.n = 0;
+        vpush(&stack, rv->blk.d[b]);
+        seen[b] = true;
+        bool ok = !bad[b];
+        while (stack.n && ok) {
+            long x = block_of(rv, stack.d[--stack.n]);
+            succs(rv, x, &next);
+            for (size_t j = 0; j < next.n && ok; ++j) {
+                long y = block_of(rv, next.d[j]);
+                ok = !bad[y];
+                if (!seen[y]) seen[y] = true, vpush(&stack, next.d[j]);
+            }
+        }
+        vm->frozen[b] = ok;
+    }
+    free(stack.d), free(next.d), free(seen), free(bad);
+}
+
+/* memory is frozen from block b's start (vm_freeze), or f does not write */
+static bool vm_frozen(Rev *rv, long b) { return !rv->vm || (b >= 0 && rv->vm->frozen && rv->vm->frozen[b]); }
+
+/* record r has no late slot (vm_tape_late stores those below the block
+ * number, so a record with one keeps it) */
+static bool vm_late_free(Rev *rv, long r) {
+    for (size_t j = 0; rv->vm && j < rv->slots[r].n; ++j)
+        if (vm_late(rv, rv->slots[r].d[j])) return false;
+    return true;
+}
+
 /* the free fr frees an argument buffer: its pointer is an offset into a
  * pointer argument (through lea, pointer bitcasts and the pointer
  * parameters of blocks whose every jump passes one, vm_ptr_param) */
@@ -3585,6 +3686,7 @@ static bool vm_begin(Rev *rv) {
     }
     vm_dirty(rv, vm, &ops);
     if (write) vm_cross(rv, vm);
+    vm_freeze(rv, vm);
     for (size_t i = 0; i < frees.n && ok; ++i) {
         MimDef *al = vm_alloc_of(rv, mim_proj(w, mim_app_arg(frees.d[i]), 2, 1));
         if (al) mim_ptrmap_put(&vm->freed, al, al);
@@ -3702,7 +3804,7 @@ static void vm_drop(Rev *rv) {
     mim_ptrmap_free(&vm->sh), mim_ptrmap_free(&vm->freed), mim_ptrmap_free(&vm->chain), mim_ptrmap_free(&vm->cand);
     mim_pairmap_free(&vm->lchain);
     free(vm->allocs.d), free(vm->conts.d), free(vm->raws.d), free(vm->dirty);
-    free(vm->xlds.d), mim_ptrmap_free(&vm->xld), mim_ptrmap_free(&vm->fwdld);
+    free(vm->xlds.d), mim_ptrmap_free(&vm->xld), mim_ptrmap_free(&vm->fwdld), free(vm->frozen);
     free(vm->lallocs.d), free(vm->lconts.d), mim_ptrmap_free(&vm->lsh), mim_ptrmap_free(&vm->afree);
     free(vm);
     rv->vm = NULL;
