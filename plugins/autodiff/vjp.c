@@ -12,8 +12,8 @@
  *   the backward sweep needs: the integers and floats of B's and of its
  *   enclosing blocks' parameters that the reverse of B's body uses, then
  *   B's number, left out when only direct backward jumps pop the record:
- *   mark_ids) onto a tape (an I64 buffer, malloc'd, grown by realloc to
- *   twice its size) and then runs B's statements;
+ *   mark_ids) onto a tape (an I64 buffer of the back end's tape runtime,
+ *   mim_rt_tape_grow/free: tape_fn) and then runs B's statements;
  * - the backward sweep is one loop (bwd_loop) that pops a record and
  *   dispatches on the block number to bwd_B, which recomputes what it needs
  *   from the record (a load is recomputed unless f stores), and
@@ -64,11 +64,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CAP0 = 8192 }; /* the tape's first size, in words (64 KiB: below malloc's mmap threshold) */
-/* a nested function's (a checkpoint, run per call of its caller): 1 KiB,
- * which glibc's malloc serves from its per-thread cache (with 64 KiB,
- * malloc and free took ~500 instructions per call, 8 % of GMM's gradient) */
-enum { CAP0_NESTED = 120 };
 
 typedef struct Rev Rev;
 typedef struct {
@@ -90,7 +85,7 @@ struct Rev {
     MimPass *p;
     MimPtrMap *memo; /* h ↦ h_vjp (f ↦ f on failure) */
     MimPtrMap *copies; /* h ↦ a copy of h for forward sweeps */
-    MimDef **realloc_fn; /* the declarations of C's realloc [0] and calloc [1] (c_fn) */
+    MimDef **realloc_fn; /* the declarations of mim_rt_tape_grow [0], C's calloc [1] and mim_rt_tape_free [2] */
     MimDef *f;
     size_t nflat;
     MimDef *A, *R;
@@ -127,6 +122,7 @@ struct Rev {
     bool *ret_row; /* the records that may be on top when f returns, when the backward sweep starts at the one reverse they lead to (mark_ids, bwd_start), else NULL */
     MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
+    MimDef *tape0; /* Cn [M, TP]: block 0 after the tape runtime gave the first block (not when shared) */
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
     bool failed;
@@ -178,7 +174,7 @@ static bool vm_stores(Rev *rv);
 static bool vm_no_checkpoint(Rev *rv, bool f_stores, MimDef *h);
 static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
-static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
+static MimDef *vm_fwd0(Rev *rv, MimDef *m0, MimDef *tp0, MimDef *pos0, MimDef *cap0);
 static void vm_drop(Rev *rv);
 static bool vm_ptr_param(Rev *rv, long b, size_t i);
 static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
@@ -338,8 +334,45 @@ static MimDef *c_fn(Rev *rv, size_t k, const char *name, MimDef *A) {
     return rv->realloc_fn[k] = l;
 }
 
-/* C's realloc: Cn [[M, TP, Nat], Cn [M, TP]] */
-static MimDef *realloc_fn(Rev *rv) { return c_fn(rv, 0, "realloc", rv->TP); }
+/* The tape's memory comes from the LLVM back end's tape runtime
+ * (docs/ll-backend.md "Runtime functions", docs/autodiff.md "The tape's
+ * memory"), which keeps the last tape's block for the next gradient instead
+ * of giving its pages back. The declarations are C functions with flat
+ * parameters (as `cfun` writes them), made once per program in
+ * rv->realloc_fn[k]: ops are the parameters, ret the return continuation's. */
+static MimDef *tape_fn(Rev *rv, size_t k, const char *name, MimDef **ops, size_t n, MimDef *ret) {
+    if (rv->realloc_fn[k]) return rv->realloc_fn[k];
+    MimWorld *w = rv->w;
+    MimDef *d[4];
+    for (size_t i = 0; i < n; ++i) d[i] = ops[i];
+    d[n] = mim_cn(w, ret);
+    MimDef *l = mim_mut_lam(w, mim_cn(w, mim_sigma(w, d, n + 1)));
+    if (l) mim_def_set_name(l, mim_world_sym(w, name));
+    return rv->realloc_fn[k] = l;
+}
+/* mim_rt_tape_grow: Cn [M, TP, Nat, Cn [M, TP]], like realloc (a null TP:
+ * a new tape) but the block may be larger than asked (then the same
+ * pointer comes back while it fits) */
+static MimDef *realloc_fn(Rev *rv) {
+    if (rv->realloc_fn[0]) return rv->realloc_fn[0];
+    MimDef *d[3] = {rv->M, rv->TP, NULL}, *r[2] = {rv->M, rv->TP};
+    d[2] = mim_nat(rv->w);
+    MimDef *R = mim_sigma(rv->w, r, 2);
+    return tape_fn(rv, 0, "mim_rt_tape_grow", d, 3, R);
+}
+/* mim_rt_tape_free: Cn [M, TP, Cn M] (TP may be null: no record was pushed) */
+static MimDef *tape_free_fn(Rev *rv) {
+    MimDef *d[2] = {rv->M, rv->TP};
+    return tape_fn(rv, 2, "mim_rt_tape_free", d, 2, rv->M);
+}
+/* the words of a block that mim_rt_tape_grow(null, 0) returns at least
+ * (64 KiB; docs/ll-backend.md §2 item 18) */
+enum { TAPE_MIN = 8192 };
+/* the null tape pointer: mim_rt_tape_grow's argument for a new tape */
+static MimDef *tape_null(Rev *rv) {
+    MimDef *zero = i64(rv, 0);
+    return bitcast(rv->w, rv->TP, zero);
+}
 
 /* ---- f's shape: blocks, nested functions, leaves --------------------------------------- */
 
@@ -823,9 +856,9 @@ static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *S, MimDef *
     go_args[2] = newcap;
     if (!set_body(w, grown, mim_app(w, go, mim_tuple(w, go_args, 3)))) goto out;
     MimDef *bytes = bitcast(w, mim_nat(w), iop(w, MIM_core_wrap_mul, newcap, i64(rv, 8)));
-    MimDef *ra[3] = {m0, tp, bytes};
+    MimDef *ra[4] = {m0, tp, bytes, grown};
     MimDef *rf = realloc_fn(rv);
-    if (!rf || !set_body(w, grow, mim_app(w, rf, mim_pair(w, mim_tuple(w, ra, 3), grown)))) goto out;
+    if (!rf || !set_body(w, grow, mim_app(w, rf, mim_tuple(w, ra, 4)))) goto out;
     MimDef *ka[3] = {m0, tp, cap};
     if (!set_body(w, nogrow, mim_app(w, go, mim_tuple(w, ka, 3)))) goto out;
     MimDef *full = icmp(w, MIM_core_icmp_ul, cap, need);
@@ -1339,11 +1372,22 @@ out:
 
 /* the end of the backward sweep (after block 0's reverse): free the tape
  * and return (result, x̄) */
+static MimDef *bwd_finish_with(Rev *rv, Adj *ad, MimDef *res, MimDef *m);
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimWorld *w = rv->w;
     Cl *c = ad->c;
-    MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
-    MimDef *m = tape && !rv->shared ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    if (!tape || rv->shared) return bwd_finish_with(rv, ad, res, c->mem);
+    /* the tape goes back to the runtime, then bwd_done_f returns */
+    MimDef *done = named(w, mim_cn(w, rv->M), "bwd_done_", rv->f);
+    MimDef *fr = tape_free_fn(rv);
+    if (!done || !fr || !set_body(w, done, bwd_finish_with(rv, ad, res, mim_var(w, done)))) return NULL;
+    MimDef *fa[3] = {c->mem, c->tp, done};
+    return mim_app(w, fr, mim_tuple(w, fa, 3));
+}
+/* bwd_finish after the tape's free (m: the memory then) */
+static MimDef *bwd_finish_with(Rev *rv, Adj *ad, MimDef *res, MimDef *m) {
+    MimWorld *w = rv->w;
+    Cl *c = ad->c;
     m = vm_free_all(rv, m); /* the shadows, and the buffers whose free f deferred */
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
@@ -2670,6 +2714,10 @@ static MimDef *build(Rev *rv) {
             return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
         }
     }
+    if (!rv->shared) { /* block 0 starts when the tape runtime has given a block */
+        MimDef *td[2] = {rv->M, rv->TP};
+        if (!(rv->tape0 = named(w, mim_cn(w, mim_sigma(w, td, 2)), "vjp_tape_", rv->f))) return NULL;
+    }
     if (!vm_begin(rv)) return NULL;
     if (rv->shared && rv->vm) return fail(rv, rv->f, "the function sharing its caller's tape that writes memory");
     for (size_t b = 1; b < nb; ++b) rv->shcall[b] = shared_call(rv, (long)b);
@@ -2705,24 +2753,33 @@ static MimDef *build(Rev *rv) {
     for (size_t b = 1; b < nb; ++b)
         if (!build_fwd(rv, (long)b)) return NULL;
     if (rv->shared) return build_shared0(rv, fv) ? fv : NULL;
-    /* block 0: allocate the tape, then f's body */
+    /* block 0: a block from the tape runtime (the kept one, or a new one:
+     * tp0 is never null, the backward dispatch may read the word below a
+     * record before it tests for the empty tape), then f's body; the
+     * capacity starts at the runtime's least block size (the block may be
+     * larger: a push that finds the tape full asks, and gets the same
+     * block back) */
     size_t na = arity(w, rv->A);
     MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
-    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
-    uint64_t cap = rv->parent ? CAP0_NESTED : CAP0;
-    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, cap * 8)));
-    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mim_proj(w, r, 2, 0)};
-    MimDef *tp0 = mim_proj(w, r, 2, 1);
+    MimDef *tv = mim_var(w, rv->tape0);
+    MimDef *mt = mim_proj(w, tv, 2, 0);
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mt};
+    MimDef *tp0 = mim_proj(w, tv, 2, 1);
     MimDef *pos0 = i64(rv, 0);
-    MimDef *cap0 = i64(rv, cap);
+    MimDef *cap0 = i64(rv, TAPE_MIN);
+    MimDef *body;
     if (rv->vm) { /* the shadows' allocation, then block 0 by the builder the sweeps share */
-        MimDef *b0 = vm_fwd0(rv, r, tp0, pos0, cap0);
-        return b0 && !rv->failed && mim_lam_set(w, fv, mim_lit_bool(w, false), b0) ? fv : NULL;
+        body = vm_fwd0(rv, mt, tp0, pos0, cap0);
+    } else {
+        body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
+        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     }
-    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
-    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
-    if (!body || rv->failed) return NULL;
-    return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
+    MimDef *rf = realloc_fn(rv);
+    if (!body || rv->failed || !rf || !set_body(w, rv->tape0, body)) return NULL;
+    MimDef *ga[4] = {m0, NULL, NULL, rv->tape0};
+    ga[1] = tape_null(rv);
+    ga[2] = mim_lit_nat(w, 0);
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), mim_app(w, rf, mim_tuple(w, ga, 4))) ? fv : NULL;
 }
 
 static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive,
@@ -3548,13 +3605,9 @@ static bool vm_begin(Rev *rv) {
 
     vm->write = write;
     vm->allocs = allocs;
-    /* block 0's chain: the tape's malloc (the same node build makes), the
+    /* block 0's chain (after the tape runtime's first block, build): the
      * shadows' callocs, then f's body */
-    size_t na = arity(w, rv->A);
-    MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
-    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
-    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
-    MimDef *m = mim_proj(w, r, 2, 0);
+    MimDef *m = mim_proj(w, mim_var(w, rv->tape0), 2, 0);
     for (size_t i = 0; i < allocs.n; ++i) {
         MimDef *al = allocs.d[i];
         MimDef *cd[2] = {rv->M, rv->TP};
@@ -3620,7 +3673,7 @@ static MimDef *vm_size(Cl *c, MimDef *al) {
 /* block 0's forward: calloc a shadow per allocation (its size is the
  * buffer's: malloc's argument, or the size of alloc's/slot's type), then
  * f's body */
-static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0) {
+static MimDef *vm_fwd0(Rev *rv, MimDef *m0, MimDef *tp0, MimDef *pos0, MimDef *cap0) {
     MimWorld *w = rv->w;
     VjpMem *vm = rv->vm;
     MimDef *body = fwd_term(&vm->c0, mim_lam_body(rv->f), tp0, pos0, cap0);
@@ -3629,7 +3682,7 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
         if (!set_body(w, vm->conts.d[i], body)) return NULL;
         MimDef *size = vm_size(&vm->c0, al);
         if (!size) return NULL;
-        MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : mim_proj(w, r, 2, 0);
+        MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : m0;
         MimDef *ca[3] = {m, i64(rv, 1), size};
         MimDef *cf = calloc_fn(rv);
         if (!cf) return NULL;
