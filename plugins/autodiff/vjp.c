@@ -280,6 +280,51 @@ static bool wordable(Rev *rv, MimDef *T) {
     return autodiff_is_idx(rv->w, T);
 }
 
+/* Alias information (docs/autodiff.md "Alias information"): the loads
+ * and stores f_vjp makes go through %mem.region pointers of three regions,
+ * which the LLVM back end turns into scoped alias metadata: the tape (its
+ * memory is the gradient's own), shadows (the caller's and those f_vjp
+ * allocates) and primal memory (f's arguments' buffers and f's
+ * allocations). A shadow never overlaps a primal buffer by the calling
+ * contract of %autodiff.vjp; shadows may overlap each other (as the
+ * primal arguments may), so they share one region, as primal buffers do. */
+enum { REGION_TAPE = 1, REGION_SHADOW = 2, REGION_PRIMAL = 3 };
+/* p in region r; p itself for ⊥ (normalize_region) and for an offset
+ * into a slot or alloc of f (the mem passes promote slots by looking at
+ * their pointers' roots) */
+static MimDef *in_region(Rev *rv, uint64_t r, MimDef *p) {
+    MimWorld *w = rv->w;
+    MimDef *root = mim_resolve(w, p);
+    while (root && mim_match(root, MIM_mem_lea)) root = mim_resolve(w, mim_proj(w, mim_app_arg(root), 2, 0));
+    if (!root || mim_match(root, MIM_mem_region)) return p;
+    if (mim_def_node(root) == MIM_EXTRACT) {
+        MimDef *a = mim_resolve(w, mim_def_op(root, 0));
+        if (a && (mim_match(a, MIM_mem_slot) || mim_match(a, MIM_mem_mslot) || mim_match(a, MIM_mem_alloc))) return p;
+    }
+    MimDef *T = mim_resolve(w, mim_def_type(p));
+    if (!T || !mim_match(T, MIM_mem_Ptr)) return p;
+    MimDef *reg = mim_app(w, annex(w, MIM_mem_region), mim_app_arg(T));
+    MimDef *lit = mim_lit_nat(w, r);
+    return mim_app(w, reg, mim_pair(w, lit, p));
+}
+/* the load or store e (f's, rebuilt by cl) through a pointer of the primal
+ * region */
+static MimDef *primal_access(Rev *rv, MimDef *e) {
+    MimWorld *w = rv->w;
+    bool ld = mim_match(e, MIM_mem_load) != NULL;
+    if (!ld && !mim_match(e, MIM_mem_store)) return e;
+    MimDef *a = mim_resolve(w, mim_app_arg(e));
+    size_t n = ld ? 2 : 3;
+    if (!a || mim_def_node(a) != MIM_TUPLE || mim_def_num_ops(a) != n) return e;
+    MimDef *p = in_region(rv, REGION_PRIMAL, mim_def_op(a, 1));
+    if (p == mim_def_op(a, 1)) return e;
+    MimDef *ops[3];
+    for (size_t i = 0; i < n; ++i) ops[i] = mim_def_op(a, i);
+    ops[1] = p;
+    MimDef *na = mim_tuple(w, ops, n);
+    return mim_app(w, mim_app_callee(e), na);
+}
+
 /* tape memory: the word at index i, loads and stores of words */
 /* (Nodes are built in separate statements: C leaves the evaluation order of
  * arguments open, and gids must not depend on the compiler.) */
@@ -296,7 +341,8 @@ static MimDef *tape_at(Rev *rv, MimDef *tp, MimDef *i) {
     ops[1] = mim_pack(w, top, rv->I64);
     ops[2] = mim_lit_nat(w, 0);
     MimDef *lea = mim_app(w, annex(w, MIM_mem_lea), mim_tuple(w, ops, 3));
-    return mim_app(w, lea, mim_pair(w, tp, i));
+    MimDef *at = mim_app(w, lea, mim_pair(w, tp, i));
+    return in_region(rv, REGION_TAPE, at);
 }
 static MimDef *word_ty(Rev *rv) { return mim_pair(rv->w, rv->I64, mim_lit_nat(rv->w, 0)); }
 static MimDef *tape_load(Rev *rv, MimDef *m, MimDef *tp, MimDef *i) {
@@ -567,6 +613,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
         bool changed = false;
         if (mim_map_ops(w, old, cl_cb, c, ops, &changed)) res = changed ? mim_rebuild(w, old, mim_def_type(old), ops) : old;
         free(ops);
+        if (res && mim_def_node(res) == MIM_APP) res = primal_access(rv, res);
     }
     if (res) mim_ptrmap_put(&c->map, old, res);
     if (res && rv->vm) vm_note_fwd(c, old, res);
@@ -1085,6 +1132,7 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             MimDef *g = mim_app_callee(t);
             MimDef *sp = shadow(c, mim_proj(w, mim_app_arg(t), 2, 1));
             if (!sp) return false;
+            sp = in_region(rv, REGION_SHADOW, sp);
             MimDef *r = mim_app(w, g, mim_pair(w, c->mem, sp));
             MimDef *st = mim_app(w, annex(w, MIM_mem_store), mim_app_arg(g));
             MimDef *ops[3];
@@ -3285,6 +3333,7 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
     }
     MimDef *sp = shadow(c, p);
     if (!sp) return false;
+    sp = in_region(rv, REGION_SHADOW, sp);
     MimDef *stc = mim_app_callee(e);
     MimDef *ldc = mim_app(w, annex(w, MIM_mem_load), mim_app_arg(stc));
     MimDef *r = mim_app(w, ldc, mim_pair(w, c->mem, sp));

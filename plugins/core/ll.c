@@ -779,6 +779,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
         }
         if (imports.len) fprintf(out, "%s\n", imports.data);
         if (ll.funcs.len) fputs(ll.funcs.data, out);
+        ll_region_metadata(&ll, out);
         fflush(out);
     }
     mim_vec_free(&imports);
