@@ -367,19 +367,6 @@ static bool set_body(MimWorld *w, MimDef *lam, MimDef *body) {
     return body && mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
-/* the declaration of the C function name: Cn [[M, A, Nat], Cn [M, TP]],
- * made once per program and kept in rv->realloc_fn[k] */
-static MimDef *c_fn(Rev *rv, size_t k, const char *name, MimDef *A) {
-    if (rv->realloc_fn[k]) return rv->realloc_fn[k];
-    MimWorld *w = rv->w;
-    MimDef *d[3] = {rv->M, A, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
-    MimDef *D = mim_sigma(w, d, 3);
-    MimDef *Rt = mim_sigma(w, r, 2);
-    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
-    if (l) mim_def_set_name(l, mim_world_sym(w, name));
-    return rv->realloc_fn[k] = l;
-}
-
 /* The tape's memory comes from the LLVM back end's tape runtime
  * (docs/ll-backend.md "Runtime functions", docs/autodiff.md "The tape's
  * memory"), which keeps the last tape's block for the next gradient instead
@@ -3491,8 +3478,16 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m) {
     return m;
 }
 
-/* C's calloc: Cn [[M, I64, Nat], Cn [M, TP]] */
-static MimDef *calloc_fn(Rev *rv) { return c_fn(rv, 1, "calloc", rv->I64); }
+/* C's calloc: Cn [M, I64, Nat, Cn [M, TP]] (flat, as C declares it: a
+ * tuple parameter would be an LLVM struct argument, right only by the
+ * calling convention's chance) */
+static MimDef *calloc_fn(Rev *rv) {
+    if (rv->realloc_fn[1]) return rv->realloc_fn[1];
+    MimDef *d[3] = {rv->M, rv->I64, NULL}, *r[2] = {rv->M, rv->TP};
+    d[2] = mim_nat(rv->w);
+    MimDef *R = mim_sigma(rv->w, r, 2);
+    return tape_fn(rv, 1, "calloc", d, 3, R);
+}
 
 /* e depends on memory */
 static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen) {
@@ -3735,7 +3730,8 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *m0, MimDef *tp0, MimDef *pos0, MimDef *c
         MimDef *ca[3] = {m, i64(rv, 1), size};
         MimDef *cf = calloc_fn(rv);
         if (!cf) return NULL;
-        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), vm->conts.d[i]));
+        MimDef *cargs[4] = {ca[0], ca[1], ca[2], vm->conts.d[i]};
+        body = mim_app(w, cf, mim_tuple(w, cargs, 4));
     }
     return body;
 }
@@ -3768,8 +3764,8 @@ static MimDef *vm_fwd_block(Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *c
         }
         MimDef *mi = i ? mim_proj(w, mim_var(w, k[i - 1]), 2, 0) : m0;
         MimDef *one = i64(rv, 1);
-        MimDef *ca[3] = {mi, one, size[i]};
-        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), k[i]));
+        MimDef *ca[4] = {mi, one, size[i], k[i]};
+        body = mim_app(w, cf, mim_tuple(w, ca, 4));
     }
 out:
     free(size), free(k);
