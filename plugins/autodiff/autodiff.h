@@ -39,8 +39,8 @@ bool autodiff_fn_parts(MimWorld *w, MimDef *T, MimDef **A, MimDef **R, size_t *n
 MimDef *autodiff_jvp(MimPass *p, MimPtrMap *memo, MimPtrMap *busy, MimDef *f);
 /* Reverse mode over memory (vjp.c): f_vjp for `%autodiff.vjp f`, memoized
  * in memo (f ↦ f on failure); copies holds the forward copies of nested
- * functions, realloc_decl[0] and [1] the declarations of C's realloc and
- * calloc (NULL at first). */
+ * functions, realloc_decl[0..2] the declarations of the tape runtime's
+ * mim_rt_tape_grow, C's calloc and mim_rt_tape_free (NULL at first). */
 MimDef *autodiff_vjp(MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **realloc_decl, MimDef *f);
 /* f_vjp for a call passing ⊥ as the shadows of the pointer arguments in
  * the bit set inactive (bit i: component i of f's arguments): their

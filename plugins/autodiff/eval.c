@@ -483,7 +483,7 @@ struct Eval {
     MimPtrMap jvps;   /* forward mode: f ↦ f_jvp, or f if it failed */
     MimPtrMap vjps;   /* reverse mode over memory: f ↦ f_vjp, or f if it failed */
     MimPtrMap copies; /* nested functions ↦ their copies for vjp's forward sweeps */
-    MimDef *realloc_decl[2]; /* C's realloc and calloc, declared when a vjp needs them */
+    MimDef *realloc_decl[3]; /* the tape runtime's grow, C's calloc, the runtime's free: declared when a vjp needs them */
     struct VjpSpec *specs; /* f_vjp specialized for calls with inactive pointer arguments */
     size_t nspecs;
 };

@@ -12,8 +12,8 @@
  *   the backward sweep needs: the integers and floats of B's and of its
  *   enclosing blocks' parameters that the reverse of B's body uses, then
  *   B's number, left out when only direct backward jumps pop the record:
- *   mark_ids) onto a tape (an I64 buffer, malloc'd, grown by realloc to
- *   twice its size) and then runs B's statements;
+ *   mark_ids) onto a tape (an I64 buffer of the back end's tape runtime,
+ *   mim_rt_tape_grow/free: tape_fn) and then runs B's statements;
  * - the backward sweep is one loop (bwd_loop) that pops a record and
  *   dispatches on the block number to bwd_B, which recomputes what it needs
  *   from the record (a load is recomputed unless f stores), and
@@ -64,11 +64,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CAP0 = 8192 }; /* the tape's first size, in words (64 KiB: below malloc's mmap threshold) */
-/* a nested function's (a checkpoint, run per call of its caller): 1 KiB,
- * which glibc's malloc serves from its per-thread cache (with 64 KiB,
- * malloc and free took ~500 instructions per call, 8 % of GMM's gradient) */
-enum { CAP0_NESTED = 120 };
 
 typedef struct Rev Rev;
 typedef struct {
@@ -90,7 +85,7 @@ struct Rev {
     MimPass *p;
     MimPtrMap *memo; /* h ↦ h_vjp (f ↦ f on failure) */
     MimPtrMap *copies; /* h ↦ a copy of h for forward sweeps */
-    MimDef **realloc_fn; /* the declarations of C's realloc [0] and calloc [1] (c_fn) */
+    MimDef **realloc_fn; /* the declarations of mim_rt_tape_grow [0], C's calloc [1] and mim_rt_tape_free [2] */
     MimDef *f;
     size_t nflat;
     MimDef *A, *R;
@@ -127,6 +122,7 @@ struct Rev {
     bool *ret_row; /* the records that may be on top when f returns, when the backward sweep starts at the one reverse they lead to (mark_ids, bwd_start), else NULL */
     MimDef **nxt; /* per block: bwd_next_B, where B's reverse (or its loop's) goes after popping B's record */
     MimDef *TP, *I64, *M, *BS; /* tape pointer, I64, %mem.M, the backward state */
+    MimDef *tape0; /* Cn [M, TP]: block 0 after the tape runtime gave the first block (not when shared) */
     size_t mpos;               /* index of the %mem.M component of A */
     MimLoc use;
     bool failed;
@@ -181,7 +177,7 @@ static bool vm_stores(Rev *rv);
 static bool vm_no_checkpoint(Rev *rv, bool f_stores, MimDef *h);
 static MimDef *vm_free_all(Rev *rv, MimDef *m);
 static bool vm_begin(Rev *rv);
-static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0);
+static MimDef *vm_fwd0(Rev *rv, MimDef *m0, MimDef *tp0, MimDef *pos0, MimDef *cap0);
 static void vm_drop(Rev *rv);
 static bool vm_ptr_param(Rev *rv, long b, size_t i);
 static MimDef *vm_param_shadow(struct Cl *c, MimDef *old);
@@ -287,6 +283,51 @@ static bool wordable(Rev *rv, MimDef *T) {
     return autodiff_is_idx(rv->w, T);
 }
 
+/* Alias information (docs/autodiff.md "Alias information"): the loads
+ * and stores f_vjp makes go through %mem.region pointers of three regions,
+ * which the LLVM back end turns into scoped alias metadata: the tape (its
+ * memory is the gradient's own), shadows (the caller's and those f_vjp
+ * allocates) and primal memory (f's arguments' buffers and f's
+ * allocations). A shadow never overlaps a primal buffer by the calling
+ * contract of %autodiff.vjp; shadows may overlap each other (as the
+ * primal arguments may), so they share one region, as primal buffers do. */
+enum { REGION_TAPE = 1, REGION_SHADOW = 2, REGION_PRIMAL = 3 };
+/* p in region r; p itself for ⊥ (normalize_region) and for an offset
+ * into a slot or alloc of f (the mem passes promote slots by looking at
+ * their pointers' roots) */
+static MimDef *in_region(Rev *rv, uint64_t r, MimDef *p) {
+    MimWorld *w = rv->w;
+    MimDef *root = mim_resolve(w, p);
+    while (root && mim_match(root, MIM_mem_lea)) root = mim_resolve(w, mim_proj(w, mim_app_arg(root), 2, 0));
+    if (!root || mim_match(root, MIM_mem_region)) return p;
+    if (mim_def_node(root) == MIM_EXTRACT) {
+        MimDef *a = mim_resolve(w, mim_def_op(root, 0));
+        if (a && (mim_match(a, MIM_mem_slot) || mim_match(a, MIM_mem_mslot) || mim_match(a, MIM_mem_alloc))) return p;
+    }
+    MimDef *T = mim_resolve(w, mim_def_type(p));
+    if (!T || !mim_match(T, MIM_mem_Ptr)) return p;
+    MimDef *reg = mim_app(w, annex(w, MIM_mem_region), mim_app_arg(T));
+    MimDef *lit = mim_lit_nat(w, r);
+    return mim_app(w, reg, mim_pair(w, lit, p));
+}
+/* the load or store e (f's, rebuilt by cl) through a pointer of the primal
+ * region */
+static MimDef *primal_access(Rev *rv, MimDef *e) {
+    MimWorld *w = rv->w;
+    bool ld = mim_match(e, MIM_mem_load) != NULL;
+    if (!ld && !mim_match(e, MIM_mem_store)) return e;
+    MimDef *a = mim_resolve(w, mim_app_arg(e));
+    size_t n = ld ? 2 : 3;
+    if (!a || mim_def_node(a) != MIM_TUPLE || mim_def_num_ops(a) != n) return e;
+    MimDef *p = in_region(rv, REGION_PRIMAL, mim_def_op(a, 1));
+    if (p == mim_def_op(a, 1)) return e;
+    MimDef *ops[3];
+    for (size_t i = 0; i < n; ++i) ops[i] = mim_def_op(a, i);
+    ops[1] = p;
+    MimDef *na = mim_tuple(w, ops, n);
+    return mim_app(w, mim_app_callee(e), na);
+}
+
 /* tape memory: the word at index i, loads and stores of words */
 /* (Nodes are built in separate statements: C leaves the evaluation order of
  * arguments open, and gids must not depend on the compiler.) */
@@ -303,7 +344,8 @@ static MimDef *tape_at(Rev *rv, MimDef *tp, MimDef *i) {
     ops[1] = mim_pack(w, top, rv->I64);
     ops[2] = mim_lit_nat(w, 0);
     MimDef *lea = mim_app(w, annex(w, MIM_mem_lea), mim_tuple(w, ops, 3));
-    return mim_app(w, lea, mim_pair(w, tp, i));
+    MimDef *at = mim_app(w, lea, mim_pair(w, tp, i));
+    return in_region(rv, REGION_TAPE, at);
 }
 static MimDef *word_ty(Rev *rv) { return mim_pair(rv->w, rv->I64, mim_lit_nat(rv->w, 0)); }
 static MimDef *tape_load(Rev *rv, MimDef *m, MimDef *tp, MimDef *i) {
@@ -328,21 +370,45 @@ static bool set_body(MimWorld *w, MimDef *lam, MimDef *body) {
     return body && mim_lam_set(w, lam, mim_lit_bool(w, false), body) != NULL;
 }
 
-/* the declaration of the C function name: Cn [[M, A, Nat], Cn [M, TP]],
- * made once per program and kept in rv->realloc_fn[k] */
-static MimDef *c_fn(Rev *rv, size_t k, const char *name, MimDef *A) {
+/* The tape's memory comes from the LLVM back end's tape runtime
+ * (docs/ll-backend.md "Runtime functions", docs/autodiff.md "The tape's
+ * memory"), which keeps the last tape's block for the next gradient instead
+ * of giving its pages back. The declarations are C functions with flat
+ * parameters (as `cfun` writes them), made once per program in
+ * rv->realloc_fn[k]: ops are the parameters, ret the return continuation's. */
+static MimDef *tape_fn(Rev *rv, size_t k, const char *name, MimDef **ops, size_t n, MimDef *ret) {
     if (rv->realloc_fn[k]) return rv->realloc_fn[k];
     MimWorld *w = rv->w;
-    MimDef *d[3] = {rv->M, A, mim_nat(w)}, *r[2] = {rv->M, rv->TP};
-    MimDef *D = mim_sigma(w, d, 3);
-    MimDef *Rt = mim_sigma(w, r, 2);
-    MimDef *l = mim_mut_lam(w, mim_fn(w, D, Rt));
+    MimDef *d[4];
+    for (size_t i = 0; i < n; ++i) d[i] = ops[i];
+    d[n] = mim_cn(w, ret);
+    MimDef *l = mim_mut_lam(w, mim_cn(w, mim_sigma(w, d, n + 1)));
     if (l) mim_def_set_name(l, mim_world_sym(w, name));
     return rv->realloc_fn[k] = l;
 }
-
-/* C's realloc: Cn [[M, TP, Nat], Cn [M, TP]] */
-static MimDef *realloc_fn(Rev *rv) { return c_fn(rv, 0, "realloc", rv->TP); }
+/* mim_rt_tape_grow: Cn [M, TP, Nat, Cn [M, TP]], like realloc (a null TP:
+ * a new tape) but the block may be larger than asked (then the same
+ * pointer comes back while it fits) */
+static MimDef *realloc_fn(Rev *rv) {
+    if (rv->realloc_fn[0]) return rv->realloc_fn[0];
+    MimDef *d[3] = {rv->M, rv->TP, NULL}, *r[2] = {rv->M, rv->TP};
+    d[2] = mim_nat(rv->w);
+    MimDef *R = mim_sigma(rv->w, r, 2);
+    return tape_fn(rv, 0, "mim_rt_tape_grow", d, 3, R);
+}
+/* mim_rt_tape_free: Cn [M, TP, Cn M] (TP may be null: no record was pushed) */
+static MimDef *tape_free_fn(Rev *rv) {
+    MimDef *d[2] = {rv->M, rv->TP};
+    return tape_fn(rv, 2, "mim_rt_tape_free", d, 2, rv->M);
+}
+/* the words of a block that mim_rt_tape_grow(null, 0) returns at least
+ * (64 KiB; docs/ll-backend.md §2 item 18) */
+enum { TAPE_MIN = 8192 };
+/* the null tape pointer: mim_rt_tape_grow's argument for a new tape */
+static MimDef *tape_null(Rev *rv) {
+    MimDef *zero = i64(rv, 0);
+    return bitcast(rv->w, rv->TP, zero);
+}
 
 /* ---- f's shape: blocks, nested functions, leaves --------------------------------------- */
 
@@ -537,6 +603,7 @@ static MimDef *cl(Cl *c, MimDef *old) {
         bool changed = false;
         if (mim_map_ops(w, old, cl_cb, c, ops, &changed)) res = changed ? mim_rebuild(w, old, mim_def_type(old), ops) : old;
         free(ops);
+        if (res && mim_def_node(res) == MIM_APP) res = primal_access(rv, res);
     }
     if (res) mim_ptrmap_put(&c->map, old, res);
     if (res && rv->vm) vm_note_fwd(c, old, res);
@@ -826,9 +893,9 @@ static bool push_then(Rev *rv, long b, long rec, MimDef *fl, MimDef *S, MimDef *
     go_args[2] = newcap;
     if (!set_body(w, grown, mim_app(w, go, mim_tuple(w, go_args, 3)))) goto out;
     MimDef *bytes = bitcast(w, mim_nat(w), iop(w, MIM_core_wrap_mul, newcap, i64(rv, 8)));
-    MimDef *ra[3] = {m0, tp, bytes};
+    MimDef *ra[4] = {m0, tp, bytes, grown};
     MimDef *rf = realloc_fn(rv);
-    if (!rf || !set_body(w, grow, mim_app(w, rf, mim_pair(w, mim_tuple(w, ra, 3), grown)))) goto out;
+    if (!rf || !set_body(w, grow, mim_app(w, rf, mim_tuple(w, ra, 4)))) goto out;
     MimDef *ka[3] = {m0, tp, cap};
     if (!set_body(w, nogrow, mim_app(w, go, mim_tuple(w, ka, 3)))) goto out;
     MimDef *full = icmp(w, MIM_core_icmp_ul, cap, need);
@@ -1055,6 +1122,7 @@ static bool adj_node(Adj *ad, MimDef *e, MimDef *s) {
             MimDef *g = mim_app_callee(t);
             MimDef *sp = shadow(c, mim_proj(w, mim_app_arg(t), 2, 1));
             if (!sp) return false;
+            sp = in_region(rv, REGION_SHADOW, sp);
             MimDef *r = mim_app(w, g, mim_pair(w, c->mem, sp));
             MimDef *st = mim_app(w, annex(w, MIM_mem_store), mim_app_arg(g));
             MimDef *ops[3];
@@ -1342,11 +1410,22 @@ out:
 
 /* the end of the backward sweep (after block 0's reverse): free the tape
  * and return (result, x̄) */
+static MimDef *bwd_finish_with(Rev *rv, Adj *ad, MimDef *res, MimDef *m);
 static MimDef *bwd_finish(Rev *rv, Adj *ad, MimDef *res, bool tape) {
     MimWorld *w = rv->w;
     Cl *c = ad->c;
-    MimDef *fr = mim_app(w, annex(w, MIM_mem_free), tape_meta(rv));
-    MimDef *m = tape && !rv->shared ? mim_app(w, fr, mim_pair(w, c->mem, c->tp)) : c->mem;
+    if (!tape || rv->shared) return bwd_finish_with(rv, ad, res, c->mem);
+    /* the tape goes back to the runtime, then bwd_done_f returns */
+    MimDef *done = named(w, mim_cn(w, rv->M), "bwd_done_", rv->f);
+    MimDef *fr = tape_free_fn(rv);
+    if (!done || !fr || !set_body(w, done, bwd_finish_with(rv, ad, res, mim_var(w, done)))) return NULL;
+    MimDef *fa[3] = {c->mem, c->tp, done};
+    return mim_app(w, fr, mim_tuple(w, fa, 3));
+}
+/* bwd_finish after the tape's free (m: the memory then) */
+static MimDef *bwd_finish_with(Rev *rv, Adj *ad, MimDef *res, MimDef *m) {
+    MimWorld *w = rv->w;
+    Cl *c = ad->c;
     m = vm_free_all(rv, m); /* the shadows, and the buffers whose free f deferred */
     size_t nr = arity(w, rv->R), na = arity(w, rv->A);
     size_t nmax = nr > na ? nr : na;
@@ -2711,6 +2790,10 @@ static MimDef *build(Rev *rv) {
             return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
         }
     }
+    if (!rv->shared) { /* block 0 starts when the tape runtime has given a block */
+        MimDef *td[2] = {rv->M, rv->TP};
+        if (!(rv->tape0 = named(w, mim_cn(w, mim_sigma(w, td, 2)), "vjp_tape_", rv->f))) return NULL;
+    }
     if (!vm_begin(rv)) return NULL;
     if (rv->shared && rv->vm) return fail(rv, rv->f, "the function sharing its caller's tape that writes memory");
     for (size_t b = 1; b < nb; ++b) rv->shcall[b] = shared_call(rv, (long)b);
@@ -2746,24 +2829,33 @@ static MimDef *build(Rev *rv) {
     for (size_t b = 1; b < nb; ++b)
         if (!build_fwd(rv, (long)b)) return NULL;
     if (rv->shared) return build_shared0(rv, fv) ? fv : NULL;
-    /* block 0: allocate the tape, then f's body */
+    /* block 0: a block from the tape runtime (the kept one, or a new one:
+     * tp0 is never null, the backward dispatch may read the word below a
+     * record before it tests for the empty tape), then f's body; the
+     * capacity starts at the runtime's least block size (the block may be
+     * larger: a push that finds the tape full asks, and gets the same
+     * block back) */
     size_t na = arity(w, rv->A);
     MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
-    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
-    uint64_t cap = rv->parent ? CAP0_NESTED : CAP0;
-    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, cap * 8)));
-    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mim_proj(w, r, 2, 0)};
-    MimDef *tp0 = mim_proj(w, r, 2, 1);
+    MimDef *tv = mim_var(w, rv->tape0);
+    MimDef *mt = mim_proj(w, tv, 2, 0);
+    Cl c = {.rv = rv, .mode = CL_FWD, .b = 0, .mem = mt};
+    MimDef *tp0 = mim_proj(w, tv, 2, 1);
     MimDef *pos0 = i64(rv, 0);
-    MimDef *cap0 = i64(rv, cap);
+    MimDef *cap0 = i64(rv, TAPE_MIN);
+    MimDef *body;
     if (rv->vm) { /* the shadows' allocation, then block 0 by the builder the sweeps share */
-        MimDef *b0 = vm_fwd0(rv, r, tp0, pos0, cap0);
-        return b0 && !rv->failed && mim_lam_set(w, fv, mim_lit_bool(w, false), b0) ? fv : NULL;
+        body = vm_fwd0(rv, mt, tp0, pos0, cap0);
+    } else {
+        body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
+        mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
     }
-    MimDef *body = fwd_term(&c, mim_lam_body(rv->f), tp0, pos0, cap0);
-    mim_ptrmap_free(&c.map), mim_ptrmap_free(&c.sh);
-    if (!body || rv->failed) return NULL;
-    return mim_lam_set(w, fv, mim_lit_bool(w, false), body) ? fv : NULL;
+    MimDef *rf = realloc_fn(rv);
+    if (!body || rv->failed || !rf || !set_body(w, rv->tape0, body)) return NULL;
+    MimDef *ga[4] = {m0, NULL, NULL, rv->tape0};
+    ga[1] = tape_null(rv);
+    ga[2] = mim_lit_nat(w, 0);
+    return mim_lam_set(w, fv, mim_lit_bool(w, false), mim_app(w, rf, mim_tuple(w, ga, 4))) ? fv : NULL;
 }
 
 static MimDef *vjp_in(Rev *parent, MimPass *p, MimPtrMap *memo, MimPtrMap *copies, MimDef **rf, MimDef *f, uint64_t inactive,
@@ -3270,6 +3362,7 @@ static bool vm_store_rev(Adj *ad, MimDef *e) {
     }
     MimDef *sp = shadow(c, p);
     if (!sp) return false;
+    sp = in_region(rv, REGION_SHADOW, sp);
     MimDef *stc = mim_app_callee(e);
     MimDef *ldc = mim_app(w, annex(w, MIM_mem_load), mim_app_arg(stc));
     MimDef *r = mim_app(w, ldc, mim_pair(w, c->mem, sp));
@@ -3427,8 +3520,16 @@ static MimDef *vm_free_all(Rev *rv, MimDef *m) {
     return m;
 }
 
-/* C's calloc: Cn [[M, I64, Nat], Cn [M, TP]] */
-static MimDef *calloc_fn(Rev *rv) { return c_fn(rv, 1, "calloc", rv->I64); }
+/* C's calloc: Cn [M, I64, Nat, Cn [M, TP]] (flat, as C declares it: a
+ * tuple parameter would be an LLVM struct argument, right only by the
+ * calling convention's chance) */
+static MimDef *calloc_fn(Rev *rv) {
+    if (rv->realloc_fn[1]) return rv->realloc_fn[1];
+    MimDef *d[3] = {rv->M, rv->I64, NULL}, *r[2] = {rv->M, rv->TP};
+    d[2] = mim_nat(rv->w);
+    MimDef *R = mim_sigma(rv->w, r, 2);
+    return tape_fn(rv, 1, "calloc", d, 3, R);
+}
 
 /* e depends on memory */
 static bool vm_reads(MimWorld *w, MimDef *e, MimPtrMap *seen) {
@@ -3649,13 +3750,9 @@ static bool vm_begin(Rev *rv) {
 
     vm->write = write;
     vm->allocs = allocs;
-    /* block 0's chain: the tape's malloc (the same node build makes), the
+    /* block 0's chain (after the tape runtime's first block, build): the
      * shadows' callocs, then f's body */
-    size_t na = arity(w, rv->A);
-    MimDef *m0 = mim_proj(w, rv->x, na, rv->mpos);
-    MimDef *ma = mim_app(w, annex(w, MIM_mem_malloc), tape_meta(rv));
-    MimDef *r = mim_app(w, ma, mim_pair(w, m0, mim_lit_nat(w, CAP0 * 8)));
-    MimDef *m = mim_proj(w, r, 2, 0);
+    MimDef *m = mim_proj(w, mim_var(w, rv->tape0), 2, 0);
     for (size_t i = 0; i < allocs.n; ++i) {
         MimDef *al = allocs.d[i];
         MimDef *cd[2] = {rv->M, rv->TP};
@@ -3722,7 +3819,7 @@ static MimDef *vm_size(Cl *c, MimDef *al) {
 /* block 0's forward: calloc a shadow per allocation (its size is the
  * buffer's: malloc's argument, or the size of alloc's/slot's type), then
  * f's body */
-static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *cap0) {
+static MimDef *vm_fwd0(Rev *rv, MimDef *m0, MimDef *tp0, MimDef *pos0, MimDef *cap0) {
     MimWorld *w = rv->w;
     VjpMem *vm = rv->vm;
     MimDef *body = fwd_term(&vm->c0, mim_lam_body(rv->f), tp0, pos0, cap0);
@@ -3731,11 +3828,12 @@ static MimDef *vm_fwd0(Rev *rv, MimDef *r, MimDef *tp0, MimDef *pos0, MimDef *ca
         if (!set_body(w, vm->conts.d[i], body)) return NULL;
         MimDef *size = vm_size(&vm->c0, al);
         if (!size) return NULL;
-        MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : mim_proj(w, r, 2, 0);
+        MimDef *m = i ? mim_proj(w, mim_var(w, vm->conts.d[i - 1]), 2, 0) : m0;
         MimDef *ca[3] = {m, i64(rv, 1), size};
         MimDef *cf = calloc_fn(rv);
         if (!cf) return NULL;
-        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), vm->conts.d[i]));
+        MimDef *cargs[4] = {ca[0], ca[1], ca[2], vm->conts.d[i]};
+        body = mim_app(w, cf, mim_tuple(w, cargs, 4));
     }
     return body;
 }
@@ -3768,8 +3866,8 @@ static MimDef *vm_fwd_block(Cl *c, MimDef *B, MimDef *tp, MimDef *pos, MimDef *c
         }
         MimDef *mi = i ? mim_proj(w, mim_var(w, k[i - 1]), 2, 0) : m0;
         MimDef *one = i64(rv, 1);
-        MimDef *ca[3] = {mi, one, size[i]};
-        body = mim_app(w, cf, mim_pair(w, mim_tuple(w, ca, 3), k[i]));
+        MimDef *ca[4] = {mi, one, size[i], k[i]};
+        body = mim_app(w, cf, mim_tuple(w, ca, 4));
     }
 out:
     free(size), free(k);

@@ -692,7 +692,8 @@ static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
     const char *name = ll_fn_name(ll, lam), *key = ll_str(ll, "%s(", name);
     bool seen = strstr(out->data ? out->data : "", ll_str(ll, " %s", key)) != NULL;
     for (size_t i = 0; i < ll->decls.len && !seen; ++i) seen = strstr(ll->decls.data[i], key) != NULL;
-    if (ret && !seen) ll_buf_printf(out, "declare %s %s(%s)\n", ret, name, b.data ? b.data : "");
+    const char *decl = ret ? ll_str(ll, "declare %s %s(%s)", ret, name, b.data ? b.data : "") : NULL;
+    if (decl && !ll_runtime(ll, out, lam, name, decl) && !seen) ll_buf_printf(out, "%s\n", decl);
     mim_vec_free(&b);
     free(comps);
 }
@@ -778,6 +779,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
         }
         if (imports.len) fprintf(out, "%s\n", imports.data);
         if (ll.funcs.len) fputs(ll.funcs.data, out);
+        ll_region_metadata(&ll, out);
         fflush(out);
     }
     mim_vec_free(&imports);

@@ -144,6 +144,8 @@ typedef struct LL {
     MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
     LLVec cache_keys, cache_vals;
     unsigned range_steps; /* work left for the current range query (ll_range.c) */
+    bool runtime_tape;    /* the tape runtime is defined (ll_runtime.c) */
+    uint64_t regions;     /* the %mem.region numbers of loads and stores (bit r) */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
@@ -156,6 +158,14 @@ const char *ll_result(LL *ll, const MimDef *d);
 LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if stale */
 void ll_error(LL *ll, const MimDef *d, const char *why);
 void ll_declare(LL *ll, const char *decl);
+/* ---- ll_ops.c: alias metadata of %mem.region ------------------------------- */
+enum { LL_MD_REGION = 0 }; /* the first metadata number of the regions' nodes */
+void ll_region_metadata(LL *ll, FILE *out); /* the nodes of the regions used */
+/* ---- ll_runtime.c ------------------------------------------------------------ */
+/* If the import lam (LLVM name `name`, declaration `decl`) is a runtime
+ * function of the back end: define it in out (once; an error if decl is not
+ * its type) and return true; else false. */
+bool ll_runtime(LL *ll, LLBuf *out, MimDef *lam, const char *name, const char *decl);
 bool ll_is_mem(const MimDef *type);
 bool ll_has_mem(const MimDef *type);
 /* LLVM type of a Mim type; "" if it has no value (memory, unit); NULL after

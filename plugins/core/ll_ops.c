@@ -625,6 +625,37 @@ static const char *ptr_as(const Op *o, MimDef *pt, const char *p, const char *ty
     return c;
 }
 
+/* The scoped alias metadata of a load or store with operand tuple x (§2
+ * item 19): its pointer is %mem.region (r, p) with a literal 1 ≤ r < 64
+ * (!0 is the domain; region r's scope !3r), or "". The metadata nodes are
+ * written at the end of the module (ll_region_metadata), when every
+ * region used is known. */
+static const char *region_md(const Op *o, MimDef *x) {
+    LL *ll = o->ll;
+    if (mim_def_node(x) != MIM_TUPLE || mim_def_num_ops(x) < 2) return "";
+    MimDef *rp = mim_match(mim_resolve(ll->w, ll_op(x, 1)), MIM_mem_region);
+    MimDef *ra = rp ? ll_app_arg(rp) : NULL;
+    uint64_t r;
+    if (!ra || mim_def_node(ra) != MIM_TUPLE || !mim_def_lit(ll_op(ra, 0), &r) || r == 0 || r >= 64) return "";
+    ll->regions |= UINT64_C(1) << r;
+    return ll_str(ll, ", !alias.scope !%" PRIu64 ", !noalias !%" PRIu64, LL_MD_REGION + 3 * r + 1, LL_MD_REGION + 3 * r + 2);
+}
+
+void ll_region_metadata(LL *ll, FILE *out) {
+    if (!ll->regions) return;
+    fprintf(out, "\n!%d = distinct !{!%d, !\"mim.region\"}\n", LL_MD_REGION, LL_MD_REGION);
+    for (uint64_t r = 0; r < 64; ++r) {
+        if (!(ll->regions >> r & 1)) continue;
+        uint64_t s = LL_MD_REGION + 3 * r;
+        fprintf(out, "!%" PRIu64 " = distinct !{!%" PRIu64 ", !%d, !\"mim.region %" PRIu64 "\"}\n", s, s, LL_MD_REGION, r);
+        fprintf(out, "!%" PRIu64 " = !{!%" PRIu64 "}\n!%" PRIu64 " = !{", s + 1, s, s + 2);
+        const char *sep = "";
+        for (uint64_t q = 0; q < 64; ++q)
+            if (q != r && (ll->regions >> q & 1)) fprintf(out, "%s!%" PRIu64, sep, LL_MD_REGION + 3 * q), sep = ", ";
+        fprintf(out, "}\n");
+    }
+}
+
 static const char *op_mem(const Op *o) {
     LL *ll = o->ll;
     MimDef *x = arg(o, 0);
@@ -634,7 +665,7 @@ static const char *op_mem(const Op *o) {
         const char *p = comp(o, x, 1);
         if (p && mim_def_node(x) == MIM_TUPLE) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, o->ty);
         if (!p) return NULL;
-        ll_inst(ll, "%s = load %s, %s* %s", o->r, o->ty, o->ty, p);
+        ll_inst(ll, "%s = load %s, %s* %s%s", o->r, o->ty, o->ty, p, region_md(o, x));
         return o->r;
     }
     case MIM_mem_store: {
@@ -643,9 +674,10 @@ static const char *op_mem(const Op *o) {
         const char *vt = ll_type(ll, ll_typeof(v)), *p = comp(o, x, 1), *vv = val(o, v);
         if (p && vt && *vt) p = ptr_as(o, ll_typeof(ll_op(x, 1)), p, vt);
         if (!vt || !p || !vv) return NULL;
-        if (*vt) ll_inst(ll, "store %s %s, %s* %s", vt, vv, vt, p);
+        if (*vt) ll_inst(ll, "store %s %s, %s* %s%s", vt, vv, vt, p, region_md(o, x));
         return "";
     }
+    case MIM_mem_region: return comp(o, x, 1); /* p itself: the promise is on its loads and stores */
     case MIM_mem_lea: {
         MimDef *ptr = mim_def_node(x) == MIM_TUPLE ? ll_op(x, 0) : NULL;
         MimDef *index = mim_def_node(x) == MIM_TUPLE ? ll_op(x, 1) : NULL;

@@ -84,6 +84,15 @@ MimDef *normalize_remem(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) 
     return mim_raw_app(w, type, callee, arg);
 }
 
+/* %mem.region (r, p): ⊥ for p = ⊥ (a shadow that is not passed: the loads
+ * and stores through it fold as through ⊥ itself), else kept. */
+MimDef *normalize_region(MimWorld *w, MimDef *type, MimDef *callee, MimDef *arg) {
+    MimDef *ptr = mim_proj(w, arg, 2, 1);
+    if (!ptr) return NULL;
+    if (is_bot(w, ptr)) return mim_bot(w, type);
+    return mim_raw_app(w, type, callee, arg);
+}
+
 static const MimNormalizerReg normalizers[] = {MIM_mem_NORMALIZERS};
 static const MimPassReg passes[] = {
     {MIM_mem_ssa_pass, mem_handle_ssa},
