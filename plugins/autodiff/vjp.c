@@ -2617,7 +2617,11 @@ static bool inlinable(Rev *rv, MimDef *h, bool ptrs) {
 static bool tail_call(Rev *rv, MimDef *h, MimDef *arg) {
     MimDef *args, *k;
     size_t n;
-    return !rv->shared && split_call(rv, h, arg, &args, &k, &n) && k == rv->kold;
+    if (rv->shared || !split_call(rv, h, arg, &args, &k, &n) || k != rv->kold) return false;
+    MimPtrMap seen = {0};
+    bool wr = vm_writes(rv->w, args, &seen); /* (block 0 stores, allocates or frees: inline h) */
+    mim_ptrmap_free(&seen);
+    return !wr;
 }
 
 static bool inline_once(Rev *rv, MimPtrMap *seen) {
@@ -2782,9 +2786,7 @@ static MimDef *build(Rev *rv) {
     MimDef *body0 = mim_resolve(w, mim_lam_body(rv->f));
     MimDef *g0 = mim_def_node(body0) == MIM_APP ? mim_resolve(w, mim_app_callee(body0)) : NULL;
     if (nb == 1 && !rv->shared && g0 && mim_def_node(g0) == MIM_LAM && mim_def_is_mut(g0) && is_function(w, g0)) {
-        MimDef *args, *k;
-        size_t n;
-        if (split_call(rv, g0, mim_app_arg(body0), &args, &k, &n) && k == rv->kold) {
+        if (tail_call(rv, g0, mim_app_arg(body0))) {
             /* f's body is a tail call of h (e.g. an η-wrapper): f_vjp calls
              * h_vjp directly, without a forward sweep of its own */
             return build_bwd(rv, 0, fv, NULL, NULL) ? fv : NULL;
