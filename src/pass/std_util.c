@@ -123,9 +123,18 @@ static void internal_cleanup_enter(MimPass *p, MimDef *lam) {
     if (mim_is_internal_helper(lam)) mim_make_internal(mim_pass_world(p), lam);
 }
 
+/* Only externals are made internal: without a helper among them the
+ * traversal has nothing to do. */
+static void internal_cleanup_prepare(MimPass *p) {
+    MimWorld *w = mim_pass_world(p);
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
+        if (mim_is_internal_helper(mim_world_external(w, i))) return;
+    mim_pass_idle(p);
+}
+
 const MimPassClass mim_internal_cleanup_pass = {
     .name = "internal_cleanup", .size = sizeof(StdPass), .on_lams = true,
-    .enter = internal_cleanup_enter};
+    .prepare = internal_cleanup_prepare, .enter = internal_cleanup_enter};
 
 /* ---- debug_print: traversal only (logging is not part of the output) ---- */
 
