@@ -229,13 +229,12 @@ static void count_uses(MimPassMan *pm) {
     }
 }
 
-/* Does a pass of this manager ask for use counts? Of the core passes only
- * beta_red and eta_exp do; any other pass (a plugin's) may. Without them a
- * round skips the counting walk over the whole program. */
+/* Does a pass of this manager ask for use counts or records? Of the core
+ * passes all but these do (most to find out in prepare whether they are
+ * idle); any other pass (a plugin's) may. Without them a round skips the
+ * counting walk over the whole program. */
 static bool needs_uses(const MimPassMan *pm) {
-    static const MimPassClass *const blind[] = {&mim_eta_red_pass,       &mim_scalarize_pass,
-                                                &mim_tail_rec_elim_pass, &mim_lam_spec_pass,
-                                                &mim_ret_wrap_pass,      &mim_internal_cleanup_pass,
+    static const MimPassClass *const blind[] = {&mim_ret_wrap_pass, &mim_internal_cleanup_pass,
                                                 &mim_debug_print_pass};
     for (size_t i = 0; i < pm->num_passes; ++i) {
         bool known = false;

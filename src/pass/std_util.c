@@ -55,6 +55,8 @@ static MimDef *ret_pi(MimWorld *w, MimDef *pi, unsigned depth) {
     return last;
 }
 
+bool mim_has_ret(MimWorld *w, const MimDef *lam) { return lam->is_mut && ret_pi(w, lam->type, 0); }
+
 MimDef *mim_ret_var(MimWorld *w, MimDef *lam) {
     if (!lam->is_mut || !ret_pi(w, lam->type, 0)) return NULL;
     return mim_var_proj(w, lam, mim_dom_arity(w, lam), mim_dom_arity(w, lam) - 1);
