@@ -24,6 +24,7 @@ bool mim_beta_red_is_kept(MimPass *p, const MimDef *lam) {
 static void beta_red_prepare(MimPass *p) {
     BetaRed *b = (BetaRed *)p;
     mim_ptrmap_clear(&b->inlined);
+    if (!mim_pass_num_records(p)) return; /* no uses walk: no telling */
     for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
         MimDef *f = mim_pass_record(p, i);
         unsigned callee;

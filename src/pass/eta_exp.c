@@ -43,6 +43,7 @@ static bool expand(EtaExp *e, MimPass *p, MimDef *f);
 static void eta_exp_prepare(MimPass *p) {
     EtaExp *e = (EtaExp *)p;
     mim_ptrmap_clear(&e->memo);
+    if (!mim_pass_num_records(p)) return; /* no uses walk: no telling */
     for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
         MimDef *f = mim_pass_record(p, i);
         if (f->node != MIM_LAM || !f->is_mut) continue;

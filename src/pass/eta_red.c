@@ -193,11 +193,13 @@ static bool may_reduce(MimWorld *w, EtaRed *er, MimDef *lam) {
     return k == MIM_VAR || k == MIM_EXTRACT || k == MIM_LAM;
 }
 
-/* Idle (mim_pass_idle) without a used lambda that may be reducible. */
+/* Idle (mim_pass_idle) without a used lambda that may be reducible; never
+ * without records (no uses walk in this manager). */
 static void eta_red_prepare(MimPass *p) {
     EtaRed *er = (EtaRed *)p;
     MimWorld *w = mim_pass_world(p);
     forget_reach(er);
+    if (!mim_pass_num_records(p)) return;
     for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
         MimDef *f = mim_pass_record(p, i);
         if (f->node == MIM_LAM && f->is_mut && mim_pass_uses(p, f, NULL) && may_reduce(w, er, f)) return;

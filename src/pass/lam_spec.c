@@ -52,7 +52,7 @@ static bool may_specialize(MimWorld *w, MimDef *f) {
 static void lam_spec_prepare(MimPass *p) {
     LamSpec *s = (LamSpec *)p;
     MimWorld *w = mim_pass_world(p);
-    bool work = false;
+    bool work = !mim_pass_num_records(p); /* no uses walk: no telling */
     for (uint32_t i = 0, n = mim_pass_num_records(p); !work && i < n; ++i) {
         MimDef *f = mim_pass_record(p, i);
         unsigned callee;

@@ -230,12 +230,15 @@ static void count_uses(MimPassMan *pm) {
 }
 
 /* Does a pass of this manager ask for use counts or records? Of the core
- * passes all but these do (most to find out in prepare whether they are
- * idle); any other pass (a plugin's) may. Without them a round skips the
- * counting walk over the whole program. */
+ * passes beta_red, eta_exp and lam_spec do; any other pass (a plugin's) may.
+ * Without them a round skips the counting walk over the whole program, which
+ * costs about what a traversal does: eta_red, scalarize and tail_rec_elim
+ * alone in a manager do without it (and are then never idle, having no
+ * records to judge by). */
 static bool needs_uses(const MimPassMan *pm) {
-    static const MimPassClass *const blind[] = {&mim_ret_wrap_pass, &mim_internal_cleanup_pass,
-                                                &mim_debug_print_pass};
+    static const MimPassClass *const blind[] = {&mim_eta_red_pass,       &mim_scalarize_pass,
+                                                &mim_tail_rec_elim_pass, &mim_ret_wrap_pass,
+                                                &mim_internal_cleanup_pass, &mim_debug_print_pass};
     for (size_t i = 0; i < pm->num_passes; ++i) {
         bool known = false;
         for (size_t k = 0; k < sizeof blind / sizeof *blind; ++k) known |= pm->passes[i]->cls == blind[k];

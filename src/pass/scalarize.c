@@ -154,10 +154,12 @@ static bool may_flatten(Scalarize *s, MimWorld *w, MimDef *f) {
 }
 
 /* Idle (mim_pass_idle) when no used lambda could be flattened (a call or a
- * branch to it would be rewritten). */
+ * branch to it would be rewritten); never without records (no uses walk in
+ * this manager). */
 static void scalarize_prepare(MimPass *p) {
     Scalarize *s = (Scalarize *)p;
     MimWorld *w = mim_pass_world(p);
+    if (!mim_pass_num_records(p)) return;
     for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
         MimDef *f = mim_pass_record(p, i);
         if (f->node == MIM_LAM && f->is_mut && mim_pass_uses(p, f, NULL) && may_flatten(s, w, f)) return;

@@ -83,7 +83,8 @@ static void tail_rec_prepare(MimPass *p) {
         if (!mim_ptrmap_has(&t->rec, t->order.data[i])) build(t, w, t->order.data[i]);
     mim_ptrmap_clear(&t->found);
     t->order.len = 0;
-    if (!has_work(t, p)) mim_pass_idle(p);
+    /* Without records (no uses walk in this manager) there is no telling. */
+    if (mim_pass_num_records(p) && !has_work(t, p)) mim_pass_idle(p);
 }
 
 static MimDef *tail_rec_rewrite(MimPass *p, MimDef *d) {
