@@ -89,6 +89,16 @@ MIM_API unsigned mim_pass_uses(const MimPass *p, const MimDef *mut, unsigned *ca
  * number of records at prepare. Valid until the round ends. */
 MIM_API uint32_t mim_pass_node_index(const MimPass *p, const MimDef *d);
 MIM_API uint32_t mim_pass_num_records(const MimPass *p);
+/* The node of the round's record i (i < mim_pass_num_records): with use
+ * counts asked for, prepare can scan the whole program through these. */
+MIM_API MimDef *mim_pass_record(const MimPass *p, uint32_t i);
+/* Called from prepare: in this traversal the pass changes nothing (its
+ * enter and rewrite hooks would leave every node as it is, as long as the
+ * other passes change nothing either). When every pass of the manager says
+ * so and the program holds no inference holes (which the traversal would
+ * resolve), the manager skips the traversal: it could only rebuild every
+ * node as it is. */
+MIM_API void mim_pass_idle(MimPass *p);
 /* Identifies the running round among all rounds of all pass managers on the
  * pass's World (e.g. to share per-round results between passes). */
 MIM_API uint64_t mim_pass_round_id(const MimPass *p);

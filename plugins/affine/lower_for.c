@@ -155,12 +155,24 @@ static MimDef *lower_for_rewrite(MimPass *p, MimDef *def) {
     return res;
 }
 
+/* Idle (mim_pass_idle) without %affine.For in the program: only its
+ * applications are lowered. The uses walk before prepare recorded every
+ * reachable node. */
+static void lower_for_prepare(MimPass *p) {
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *d = mim_pass_record(p, i);
+        if (mim_def_node(d) == MIM_AXIOM && mim_axiom_id(d) == MIM_affine_For) return;
+    }
+    mim_pass_idle(p);
+}
+
 static void lower_for_fini(MimPass *p) { mim_ptrmap_free(&((LowerFor *)p)->lowered); }
 
 static const MimPassClass lower_for_class = {
     .name = "lower_affine_for",
     .size = sizeof(LowerFor),
     .on_lams = true,
+    .prepare = lower_for_prepare,
     .rewrite = lower_for_rewrite,
     .fini = lower_for_fini,
 };

@@ -167,6 +167,19 @@ static bool split_lam(Cps2Ds *p, MimWorld *w, MimDef *lam) {
     return ok;
 }
 
+/* Only a direct-style call (an application of %direct.cps2ds_dep) splits a
+ * lambda, and only an unresolved hole draws a warning: without either in
+ * the program, entering lambdas has nothing to do. The uses walk before
+ * prepare recorded every reachable node. */
+static void cps2ds_prepare(MimPass *p) {
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *d = mim_pass_record(p, i);
+        MimNode k = mim_def_node(d);
+        if (k == MIM_INFER || (k == MIM_AXIOM && mim_axiom_id(d) == MIM_direct_cps2ds_dep)) return;
+    }
+    mim_pass_idle(p);
+}
+
 static void cps2ds_enter(MimPass *p, MimDef *mut) {
     Cps2Ds *c = (Cps2Ds *)p;
     if (mim_def_node(mut) == MIM_LAM && !split_lam(c, mim_pass_world(p), mut)) c->failed = true;
@@ -185,6 +198,7 @@ const MimPassClass direct_cps2ds_class = {
     .name = "cps2ds",
     .size = sizeof(Cps2Ds),
     .on_lams = true,
+    .prepare = cps2ds_prepare,
     .enter = cps2ds_enter,
     .rewrite = cps2ds_rewrite,
     .fini = cps2ds_fini,

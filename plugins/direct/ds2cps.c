@@ -71,12 +71,29 @@ static MimDef *ds2cps_rewrite(MimPass *p, MimDef *def) {
     return wrapper == g ? def : mim_app(w, wrapper, mim_app_arg(def));
 }
 
+/* Only a call of a direct-style lambda (one that does not keep its style)
+ * is rewritten: without one in the program, the traversal has nothing to
+ * do. The uses walk before prepare recorded every reachable node. */
+static void ds2cps_prepare(MimPass *p) {
+    MimWorld *w = mim_pass_world(p);
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *g = mim_pass_record(p, i);
+        unsigned callee;
+        if (mim_def_node(g) != MIM_LAM || !mim_def_is_mut(g) || !mim_lam_body(g)) continue;
+        if (mim_pass_uses(p, g, &callee) == 0 || callee == 0) continue;
+        MimDef *pi = mim_resolve(w, mim_def_type(g));
+        if (!pi || mim_def_node(pi) != MIM_PI || !keeps_style(w, pi)) return;
+    }
+    mim_pass_idle(p);
+}
+
 static void ds2cps_fini(MimPass *p) { mim_ptrmap_free(&((Ds2Cps *)p)->converted); }
 
 const MimPassClass direct_ds2cps_class = {
     .name = "ds2cps",
     .size = sizeof(Ds2Cps),
     .on_lams = true,
+    .prepare = ds2cps_prepare,
     .rewrite = ds2cps_rewrite,
     .fini = ds2cps_fini,
 };

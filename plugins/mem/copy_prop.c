@@ -260,6 +260,8 @@ static void copy_prop_prepare(MimPass *pass) {
         }
     }
     c->plans.len = kept;
+    /* Only calls of a lambda with a plan are rewritten. */
+    if (!kept) mim_pass_idle(pass);
 }
 
 /* f' for the plan (created once per round). */

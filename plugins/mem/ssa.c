@@ -502,6 +502,18 @@ static void classify(Ssa *s, SlotInfo *si) {
     if (scope_ok(s, si) && analyse_loads(s, si)) si->state = SLOT_PROMOTE;
 }
 
+/* Can the rewrite change anything this round? Loads, stores and slots are
+ * rewritten only for a slot (its shared state) that is not kept, calls only
+ * for lambdas with needs. */
+static bool has_work(Ssa *s) {
+    if (s->need.len) return true;
+    for (size_t i = 0; i < s->slots.len; ++i) {
+        SlotInfo *si = s->slots.data[i], *first = mim_ptrmap_get(&s->slot_by_id, id_key(si->id));
+        if (!first || first->state != SLOT_KEEP) return true;
+    }
+    return false;
+}
+
 static void ssa_prepare(MimPass *p) {
     Ssa *s = (Ssa *)p;
     MimWorld *w = world(s);
@@ -536,6 +548,7 @@ static void ssa_prepare(MimPass *p) {
         else if (si->state < first->state) first->state = si->state; /* PROMOTE < STORES < DEAD */
     }
     index_needs(s);
+    if (!has_work(s)) mim_pass_idle(p);
 }
 
 /* Is X a φ-version carrying slot `id`? */

@@ -19,7 +19,21 @@ bool mim_beta_red_is_kept(MimPass *p, const MimDef *lam) {
     return p && p->cls == &mim_beta_red_pass && mim_ptrmap_has(&((BetaRed *)p)->keep, lam);
 }
 
-static void beta_red_prepare(MimPass *p) { mim_ptrmap_clear(&((BetaRed *)p)->inlined); }
+/* Idle (mim_pass_idle) without a lambda that could be inlined: a workable
+ * one used exactly once, as a callee, and not kept. */
+static void beta_red_prepare(MimPass *p) {
+    BetaRed *b = (BetaRed *)p;
+    mim_ptrmap_clear(&b->inlined);
+    if (!mim_pass_num_records(p)) return; /* no uses walk: no telling */
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *f = mim_pass_record(p, i);
+        unsigned callee;
+        if (mim_is_workable_lam(f) && mim_pass_uses(p, f, &callee) == 1 && callee == 1 &&
+            !mim_ptrmap_has(&b->keep, f))
+            return;
+    }
+    mim_pass_idle(p);
+}
 
 static MimDef *beta_red_rewrite(MimPass *p, MimDef *d) {
     BetaRed *b = (BetaRed *)p;

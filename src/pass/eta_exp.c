@@ -36,7 +36,24 @@ static MimDef *original(EtaExp *e, MimDef *f) {
     return f;
 }
 
-static void eta_exp_prepare(MimPass *p) { mim_ptrmap_clear(&((EtaExp *)p)->memo); }
+static bool expand(EtaExp *e, MimPass *p, MimDef *f);
+
+/* Idle (mim_pass_idle) unless a lambda is to be wrapped (expand) or a
+ * wrapper is called (replaced by its original). */
+static void eta_exp_prepare(MimPass *p) {
+    EtaExp *e = (EtaExp *)p;
+    mim_ptrmap_clear(&e->memo);
+    if (!mim_pass_num_records(p)) return; /* no uses walk: no telling */
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *f = mim_pass_record(p, i);
+        if (f->node != MIM_LAM || !f->is_mut) continue;
+        unsigned callee;
+        bool wrapper = mim_ptrmap_has(&e->wrapper, f);
+        if (wrapper && mim_pass_uses(p, f, &callee) && callee) return;
+        if (!wrapper && expand(e, p, f)) return;
+    }
+    mim_pass_idle(p);
+}
 
 /* Should a non-callee occurrence of f be wrapped? */
 static bool expand(EtaExp *e, MimPass *p, MimDef *f) {

@@ -182,7 +182,30 @@ static void forget_reach(EtaRed *er) {
     mim_ptrmap_clear(&er->reach);
 }
 
-static void eta_red_prepare(MimPass *p) { forget_reach((EtaRed *)p); }
+/* Could lam be reduced? reduct's checks of its shape, which build nothing
+ * and search nothing: a superset of the reducible lambdas. */
+static bool may_reduce(MimWorld *w, EtaRed *er, MimDef *lam) {
+    if (!mim_is_workable_lam(lam) || mim_ptrmap_has(&er->irreducible, lam)) return false;
+    MimDef *body = mim_res(w, lam->ops[1]);
+    MimDef *var = mim_mut_has_var(lam);
+    if (!body || body->node != MIM_APP || !var || mim_res(w, body->ops[1]) != var) return false;
+    MimNode k = mim_res(w, body->ops[0])->node;
+    return k == MIM_VAR || k == MIM_EXTRACT || k == MIM_LAM;
+}
+
+/* Idle (mim_pass_idle) without a used lambda that may be reducible; never
+ * without records (no uses walk in this manager). */
+static void eta_red_prepare(MimPass *p) {
+    EtaRed *er = (EtaRed *)p;
+    MimWorld *w = mim_pass_world(p);
+    forget_reach(er);
+    if (!mim_pass_num_records(p)) return;
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *f = mim_pass_record(p, i);
+        if (f->node == MIM_LAM && f->is_mut && mim_pass_uses(p, f, NULL) && may_reduce(w, er, f)) return;
+    }
+    mim_pass_idle(p);
+}
 
 static void eta_red_fini(MimPass *p) {
     EtaRed *er = (EtaRed *)p;

@@ -6,6 +6,7 @@
  * body with the function parameters replaced by this call's arguments.
  * Function arguments that depend on variables (not lambdas) are kept as
  * parameters: f' would otherwise refer to a variable of the caller. */
+#include "pass/pm.h"
 #include "pass/std.h"
 
 #include "mim/vec.h"
@@ -19,16 +20,47 @@ typedef struct LamSpec {
     MimPtrMap recursive; /* recursive lambdas at the start of the traversal */
 } LamSpec;
 
-static void lam_spec_prepare(MimPass *p) {
-    LamSpec *s = (LamSpec *)p;
-    if (!mim_world_aggr_lam_spec(mim_pass_world(p))) mim_find_recursive(mim_pass_world(p), &s->recursive);
-}
-
 typedef MIM_VEC(MimDef *) Vec;
 
 static bool is_fn_type(MimWorld *w, MimDef *T) {
     T = mim_res(w, T);
     return T && T->node == MIM_PI;
+}
+
+/* Could a call of f be specialized? specialize's checks of f alone, without
+ * building anything: a function-typed parameter that is not the return
+ * continuation of a closed f (a mutable function type counts as yes). */
+static bool may_specialize(MimWorld *w, MimDef *f) {
+    MimDef *pi = mim_res(w, f->type);
+    if (!pi || pi->is_mut) return pi != NULL;
+    if (pi->node != MIM_PI || !mim_pi_is_cn(pi)) return false;
+    MimDef *dom = mim_res(w, pi->ops[0]);
+    uint64_t n = mim_dom_arity(w, f);
+    if (n > 1 && dom->node != MIM_SIGMA) return false;
+    for (uint64_t i = 0; i < n; ++i)
+        if (is_fn_type(w, n == 1 ? dom : dom->ops[i]) &&
+            !(i + 1 == n && mim_has_ret(w, f) && mim_is_closed(w, f)))
+            return true;
+    return false;
+}
+
+/* Idle (mim_pass_idle) without a called workable lambda that
+ * may_specialize. The recursion analysis of the traversal start is needed
+ * unless the traversal is skipped: alone in its manager and idle. (With
+ * other passes the traversal still asks it which calls to try, and trying
+ * builds projections: the same ones as always.) */
+static void lam_spec_prepare(MimPass *p) {
+    LamSpec *s = (LamSpec *)p;
+    MimWorld *w = mim_pass_world(p);
+    bool work = !mim_pass_num_records(p); /* no uses walk: no telling */
+    for (uint32_t i = 0, n = mim_pass_num_records(p); !work && i < n; ++i) {
+        MimDef *f = mim_pass_record(p, i);
+        unsigned callee;
+        work = mim_is_workable_lam(f) && mim_pass_uses(p, f, &callee) && callee && may_specialize(w, f);
+    }
+    if (!work) mim_pass_idle(p);
+    if ((work || mim_pm_num_passes(p->pm) > 1) && !mim_world_aggr_lam_spec(w))
+        mim_find_recursive(w, &s->recursive);
 }
 
 /* Specializations are shared by all calls with the same function arguments,

@@ -50,6 +50,8 @@ struct MimPassMan {
     bool changed;     /* some pass asked for another round */
     bool failed;
     bool user_error; /* a pass reported an error in the program (mim_pass_error) */
+    bool holes;      /* the uses walk met a node that is or holds an inference hole */
+    bool *idle;      /* per pass: said in this round's prepare that it changes nothing */
     uintptr_t stack_base; /* C stack position at the start of the run */
     MimPmScratch *s;  /* lent by the caller for the duration of a run */
 };
@@ -83,6 +85,7 @@ void mim_pm_free(MimPassMan *pm) {
         free(p);
     }
     free(pm->passes);
+    free(pm->idle);
     free(pm);
 }
 
@@ -105,6 +108,7 @@ MimPass *mim_pm_add(MimPassMan *pm, const MimPassClass *cls, bool *fresh) {
     p->pm = pm;
     p->index = pm->num_passes;
     pm->passes = mim_xrealloc(pm->passes, (pm->num_passes + 1) * sizeof *pm->passes);
+    pm->idle = mim_xrealloc(pm->idle, (pm->num_passes + 1) * sizeof *pm->idle);
     pm->passes[pm->num_passes++] = p;
     if (fresh) *fresh = true;
     return p;
@@ -177,6 +181,10 @@ uint32_t mim_pass_node_index(const MimPass *p, const MimDef *d) {
 
 uint32_t mim_pass_num_records(const MimPass *p) { return (uint32_t)p->pm->s->info.len; }
 
+MimDef *mim_pass_record(const MimPass *p, uint32_t i) { return p->pm->s->info.data[i].def; }
+
+void mim_pass_idle(MimPass *p) { p->pm->idle[p->index] = true; }
+
 uint64_t mim_pass_round_id(const MimPass *p) { return p->pm->w->pass_rounds; }
 
 static bool participates(const MimPassMan *pm, const MimPass *p) {
@@ -204,12 +212,14 @@ static void count_uses(MimPassMan *pm) {
     MimWorld *w = pm->w;
     pm->s->info.len = 0; /* a new round: every record is stale */
     pm->s->walk.len = 0;
+    pm->holes = false;
     for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i) {
         MimDef *ext = mim_world_external(w, i);
         if (use_and_reach(pm, ext, false)) mim_vec_push(&pm->s->walk, ext);
     }
     while (pm->s->walk.len) {
         MimDef *d = mim_vec_pop(&pm->s->walk);
+        pm->holes |= (d->dep & MIM_DEP_INFER) != 0;
         if (d->node == MIM_VAR) continue; /* its operand is its binder, not a use */
         if (d->type && reach(pm, d->type, WALK_USES)) mim_vec_push(&pm->s->walk, d->type);
         for (uint32_t i = 0; i < d->num_ops; ++i) {
@@ -219,14 +229,16 @@ static void count_uses(MimPassMan *pm) {
     }
 }
 
-/* Does a pass of this manager ask for use counts? Of the core passes only
- * beta_red and eta_exp do; any other pass (a plugin's) may. Without them a
- * round skips the counting walk over the whole program. */
+/* Does a pass of this manager ask for use counts or records? Of the core
+ * passes beta_red, eta_exp and lam_spec do; any other pass (a plugin's) may.
+ * Without them a round skips the counting walk over the whole program, which
+ * costs about what a traversal does: eta_red, scalarize and tail_rec_elim
+ * alone in a manager do without it (and are then never idle, having no
+ * records to judge by). */
 static bool needs_uses(const MimPassMan *pm) {
     static const MimPassClass *const blind[] = {&mim_eta_red_pass,       &mim_scalarize_pass,
-                                                &mim_tail_rec_elim_pass, &mim_lam_spec_pass,
-                                                &mim_ret_wrap_pass,      &mim_internal_cleanup_pass,
-                                                &mim_debug_print_pass};
+                                                &mim_tail_rec_elim_pass, &mim_ret_wrap_pass,
+                                                &mim_internal_cleanup_pass, &mim_debug_print_pass};
     for (size_t i = 0; i < pm->num_passes; ++i) {
         bool known = false;
         for (size_t k = 0; k < sizeof blind / sizeof *blind; ++k) known |= pm->passes[i]->cls == blind[k];
@@ -415,6 +427,17 @@ static void report_failure(MimPassMan *pm) {
     free(names);
 }
 
+/* May this round's traversal be skipped? Every pass said in prepare that it
+ * changes nothing, so the traversal would only resolve inference holes:
+ * without any (the uses walk tells; a manager that needs no uses walks only
+ * now), it would rebuild every node as it is and set no operand. */
+static bool all_idle(MimPassMan *pm, bool counted) {
+    for (size_t i = 0; i < pm->num_passes; ++i)
+        if (!pm->idle[i]) return false;
+    if (!counted) count_uses(pm); /* the hole check */
+    return !pm->holes;
+}
+
 bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
     pm->w = w;
     pm->s = scratch;
@@ -429,9 +452,11 @@ bool mim_pm_run(MimPassMan *pm, MimWorld *w, MimPmScratch *scratch) {
         pm->stack_base = (uintptr_t)&here;
         if (uses) count_uses(pm);
         else pm->s->info.len = 0; /* a new round: every record is stale */
-        for (size_t i = 0; i < pm->num_passes; ++i)
+        for (size_t i = 0; i < pm->num_passes; ++i) {
+            pm->idle[i] = false;
             if (pm->passes[i]->cls->prepare) pm->passes[i]->cls->prepare(pm->passes[i]);
-        bool ok = traverse(pm);
+        }
+        bool ok = all_idle(pm, uses) || traverse(pm);
         for (size_t i = 0; i < pm->num_passes; ++i)
             if (pm->passes[i]->cls->finish) pm->passes[i]->cls->finish(pm->passes[i]);
         if (!ok) {

@@ -136,6 +136,37 @@ static MimDef *scalarize_rewrite(MimPass *p, MimDef *d) {
     return res;
 }
 
+/* Could a call of f be flattened? expandable and scalar_version without
+ * building anything: a mutable function type (which mim_lam_imm_pi would
+ * immutabilize) counts as yes. */
+static bool may_flatten(Scalarize *s, MimWorld *w, MimDef *f) {
+    if (!mim_is_workable_lam(f) || mim_ptrmap_has(&s->is_scalar, f)) return false;
+    MimDef *pi = mim_res(w, f->type);
+    if (!pi || pi->is_mut) return pi != NULL;
+    if (pi->node != MIM_PI || !mim_pi_is_cn(pi) || mim_dom_arity(w, f) <= 1) return false;
+    void **memo = mim_ptrmap_find(&s->scalar, f);
+    if (memo) return *memo != f;
+    Vec flat = {0};
+    flatten_type(w, pi->ops[0], &flat);
+    bool differs = flat.len != mim_dom_arity(w, f);
+    mim_vec_free(&flat);
+    return differs;
+}
+
+/* Idle (mim_pass_idle) when no used lambda could be flattened (a call or a
+ * branch to it would be rewritten); never without records (no uses walk in
+ * this manager). */
+static void scalarize_prepare(MimPass *p) {
+    Scalarize *s = (Scalarize *)p;
+    MimWorld *w = mim_pass_world(p);
+    if (!mim_pass_num_records(p)) return;
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i) {
+        MimDef *f = mim_pass_record(p, i);
+        if (f->node == MIM_LAM && f->is_mut && mim_pass_uses(p, f, NULL) && may_flatten(s, w, f)) return;
+    }
+    mim_pass_idle(p);
+}
+
 static void scalarize_fini(MimPass *p) {
     Scalarize *s = (Scalarize *)p;
     mim_ptrmap_free(&s->scalar);
@@ -143,5 +174,6 @@ static void scalarize_fini(MimPass *p) {
 }
 
 const MimPassClass mim_scalarize_pass = {.name = "scalarize", .size = sizeof(Scalarize),
-                                         .on_lams = true, .rewrite = scalarize_rewrite,
+                                         .on_lams = true, .prepare = scalarize_prepare,
+                                         .rewrite = scalarize_rewrite,
                                          .fini = scalarize_fini};

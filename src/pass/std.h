@@ -21,6 +21,8 @@ bool mim_is_internal_helper(const MimDef *lam);
 /* The return continuation's variable projection of a returning lambda (last
  * domain component a continuation type), or NULL. */
 MimDef *mim_ret_var(MimWorld *w, MimDef *lam);
+/* Does lam have one (mim_ret_var without building the projection)? */
+bool mim_has_ret(MimWorld *w, const MimDef *lam);
 /* The function type of lam as an immutable Pi (a mutable one is
  * immutabilized), or NULL if it is dependent. */
 MimDef *mim_lam_imm_pi(MimWorld *w, MimDef *lam);

@@ -55,6 +55,8 @@ static MimDef *ret_pi(MimWorld *w, MimDef *pi, unsigned depth) {
     return last;
 }
 
+bool mim_has_ret(MimWorld *w, const MimDef *lam) { return lam->is_mut && ret_pi(w, lam->type, 0); }
+
 MimDef *mim_ret_var(MimWorld *w, MimDef *lam) {
     if (!lam->is_mut || !ret_pi(w, lam->type, 0)) return NULL;
     return mim_var_proj(w, lam, mim_dom_arity(w, lam), mim_dom_arity(w, lam) - 1);
@@ -123,9 +125,18 @@ static void internal_cleanup_enter(MimPass *p, MimDef *lam) {
     if (mim_is_internal_helper(lam)) mim_make_internal(mim_pass_world(p), lam);
 }
 
+/* Only externals are made internal: without a helper among them the
+ * traversal has nothing to do. */
+static void internal_cleanup_prepare(MimPass *p) {
+    MimWorld *w = mim_pass_world(p);
+    for (size_t i = 0, n = mim_world_num_externals(w); i < n; ++i)
+        if (mim_is_internal_helper(mim_world_external(w, i))) return;
+    mim_pass_idle(p);
+}
+
 const MimPassClass mim_internal_cleanup_pass = {
     .name = "internal_cleanup", .size = sizeof(StdPass), .on_lams = true,
-    .enter = internal_cleanup_enter};
+    .prepare = internal_cleanup_prepare, .enter = internal_cleanup_enter};
 
 /* ---- debug_print: traversal only (logging is not part of the output) ---- */
 

@@ -46,6 +46,36 @@ static bool build(TailRec *t, MimWorld *w, MimDef *f) {
     return true;
 }
 
+/* Could the call d be rewritten or be a self tail call? A call of a
+ * lambda with a loop is rewritten; a self tail call passes f's return
+ * continuation last, which (without building the projection) needs the last
+ * element to be a projection of f's variable, or the argument to be f's
+ * variable or something else than a tuple. */
+static bool may_rewrite(TailRec *t, MimWorld *w, MimDef *d) {
+    if (d->node != MIM_APP) return false;
+    MimDef *f = mim_res(w, d->ops[0]);
+    if (!f->is_mut || f->node != MIM_LAM || !f->ops[1]) return false;
+    if (mim_ptrmap_has(&t->rec, f)) return true;
+    uint64_t n = mim_dom_arity(w, f);
+    MimDef *arg = mim_res(w, d->ops[1]);
+    if (n < 2) return false;
+    if (arg->node == MIM_VAR) return mim_res(w, arg->ops[0]) == f; /* f's own variable passed on */
+    if (arg->node != MIM_TUPLE || arg->num_ops != n) return true;
+    MimDef *last = mim_res(w, arg->ops[n - 1]);
+    if (last->node != MIM_EXTRACT) return false;
+    MimDef *var = mim_res(w, last->ops[0]);
+    return var->node == MIM_VAR && mim_res(w, var->ops[0]) == f;
+}
+
+/* Does the traversal have work: a loop built by prepare, or a call that
+ * may_rewrite? */
+static bool has_work(TailRec *t, MimPass *p) {
+    MimWorld *w = mim_pass_world(p);
+    for (uint32_t i = 0, n = mim_pass_num_records(p); i < n; ++i)
+        if (may_rewrite(t, w, mim_pass_record(p, i))) return true;
+    return false;
+}
+
 static void tail_rec_prepare(MimPass *p) {
     TailRec *t = (TailRec *)p;
     MimWorld *w = mim_pass_world(p);
@@ -53,6 +83,8 @@ static void tail_rec_prepare(MimPass *p) {
         if (!mim_ptrmap_has(&t->rec, t->order.data[i])) build(t, w, t->order.data[i]);
     mim_ptrmap_clear(&t->found);
     t->order.len = 0;
+    /* Without records (no uses walk in this manager) there is no telling. */
+    if (mim_pass_num_records(p) && !has_work(t, p)) mim_pass_idle(p);
 }
 
 static MimDef *tail_rec_rewrite(MimPass *p, MimDef *d) {
