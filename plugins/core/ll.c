@@ -738,6 +738,14 @@ static void emit_target(FILE *out) {
 #endif
 }
 
+/* The loop annotations of the module (ll_loop_md): one distinct node per
+ * marked loop, all asking for complete unrolling. */
+static void emit_loop_mds(const LL *ll, FILE *out) {
+    if (!ll->nloops) return;
+    for (unsigned k = 0; k < ll->nloops; ++k) fprintf(out, "!%u = distinct !{!%u, !%u}\n", k, k, ll->nloops);
+    fprintf(out, "!%u = !{!\"llvm.loop.unroll.full\"}\n", ll->nloops);
+}
+
 bool mim_ll_emit(MimWorld *w, FILE *out) {
     bool was_frozen = mim_world_freeze(w, true);
     LL ll;
@@ -778,6 +786,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
         }
         if (imports.len) fprintf(out, "%s\n", imports.data);
         if (ll.funcs.len) fputs(ll.funcs.data, out);
+        emit_loop_mds(&ll, out);
         fflush(out);
     }
     mim_vec_free(&imports);

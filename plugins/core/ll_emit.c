@@ -600,13 +600,14 @@ static void emit_terminator(LL *ll, int b) {
     case LL_T_JUMP: {
         int to = ll_block_of(ll, t.callee);
         jump_args(ll, to, t.arg);
-        ll_inst(ll, "br label %%%s", ll->blocks.data[to].label);
+        ll_inst(ll, "br label %%%s%s", ll->blocks.data[to].label, ll_loop_md(ll, b, to));
         return;
     }
     case LL_T_BRANCH: {
         MimDef *tup = ll_op(t.callee, 0), *index = ll_op(t.callee, 1);
         size_t n = mim_def_num_ops(tup);
-        const char **labels = calloc(n, sizeof *labels), *stub = NULL;
+        const char **labels = calloc(n, sizeof *labels), *stub = NULL, *md = "";
+        int loops = 0; /* back edges of marked loops: annotated if exactly one */
         if (!labels) abort();
         for (size_t k = 0; k < n && ll->ok; ++k) {
             MimDef *target = ll_op(tup, k);
@@ -625,14 +626,16 @@ static void emit_terminator(LL *ll, int b) {
             int to = ll_block_of(ll, target);
             jump_args(ll, to, t.arg);
             labels[k] = ll->blocks.data[to].label;
+            if (ll->blocks.data[to].unroll && ll_dominates(ll, to, b)) ++loops, md = ll_loop_md(ll, b, to);
         }
+        if (loops != 1) md = "";
         const char *c = ll->ok ? ll_val(ll, index) : NULL;
         unsigned w = ll_int_width(ll, ll_typeof(index));
-        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, labels[1], labels[0]);
+        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s%s", c, labels[1], labels[0], md);
         if (c && w && n > 2) {
             LLBuf cases = {0};
             for (size_t k = 1; k < n; ++k) ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, labels[k]);
-            ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, labels[0], cases.data);
+            ll_inst(ll, "switch i%u %s, label %%%s [%s ]%s", w, c, labels[0], cases.data, md);
             mim_vec_free(&cases);
         }
         free(labels);

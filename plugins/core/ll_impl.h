@@ -103,6 +103,9 @@ typedef struct LLBlock {
     uint64_t frel;   /* the fact decoded when it is `fa rel fb` (an icmp subtag id; 0 = not decoded) */
     MimDef *fa, *fb;
     LLBuf body;
+    /* a small counted loop's header: its trip bound (ll_range.c), 0 = none;
+     * md: 1 + the number of its `!llvm.loop` node once emitted, 0 = none */
+    unsigned unroll, md;
 } LLBlock;
 
 typedef struct LLNaming {
@@ -144,6 +147,7 @@ typedef struct LL {
     MIM_VEC(LLFrame) frames; /* dependent packs being emitted (innermost last) */
     LLVec cache_keys, cache_vals;
     unsigned range_steps; /* work left for the current range query (ll_range.c) */
+    unsigned nloops;      /* `!llvm.loop` nodes emitted in the module */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
@@ -224,6 +228,9 @@ unsigned ll_no_wrap(LL *ll, MimDef *app);
 /* x (an Idx 2^8, 2^16 or 2^32 operand of user) is non-negative as a
  * signed value wherever user's result is observed. */
 bool ll_nonneg(LL *ll, MimDef *x, MimDef *user);
+/* The `!llvm.loop` annotation (", !llvm.loop !N" or "") of a jump from block
+ * `from` to block `to`: a back edge of a small counted loop (ll_range.c). */
+const char *ll_loop_md(LL *ll, int from, int to);
 /* app is `c op (x op y)` (op wrap.add or wrap.mul of mode 0, c a literal)
  * and the inner call has no other use: *c, *x, *y. */
 bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y);
