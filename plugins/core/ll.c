@@ -105,6 +105,7 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->block = -1;
         i->effect = i->visiting = i->emitted = i->seen = i->rvisit = 0;
         i->late = -1;
+        i->sink = -1;
         i->nuses = 0;
         i->val = NULL;
         i->pdep_done = 0;

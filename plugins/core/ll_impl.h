@@ -65,6 +65,7 @@ typedef struct LLInfo {
     uint32_t nuses;   /* uses seen by ll_range_prepare (an upper bound) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
+    int32_t sink;      /* LCA of the blocks of its users' final places (ll_sink.c) */
     const char *val;   /* emitted LLVM value ("" = no value) */
     uint8_t queued;    /* global: function queued for emission */
     uint8_t pdep_done; /* pdep computed */
@@ -218,10 +219,28 @@ bool ll_dominates(LL *ll, int a, int b);
 /* d refers to component j of block b's variable. */
 bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j);
 bool ll_is_ret(LL *ll, MimDef *d);
+/* The blocks of the natural loop at header h (h and those reaching a back
+ * edge to h without passing h) get mark[b] = h + 1 and are stored in list
+ * (room for every block), h first; their number, or 0 if the walk exceeds
+ * its budget. */
+size_t ll_loop_blocks(LL *ll, int h, int *mark, int *list);
 int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
+/* ---- ll_sink.c ------------------------------------------------------------- */
+/* After placement and ranges: pure operations move down to the latest block
+ * dominating their uses that is in no deeper loop (docs/ll-backend.md §3). */
+void ll_sink(LL *ll);
+
 /* ---- ll_range.c ------------------------------------------------------------ */
 /* After scheduling: branch facts per block and late blocks per node. */
 void ll_range_prepare(LL *ll);
+/* Dominator-tree LCA of blocks a and b (-1 = none yet); the entry block
+ * after a bounded walk (conservative for every user). */
+int ll_lca(LL *ll, int a, int b);
+/* A pure node whose instructions observe its operands where it is placed
+ * (a run-time index into an aggregate: a load or store through an address). */
+bool ll_loads_at(const MimDef *d);
+/* d has no LLVM value of its own (a lambda, a type, a literal, ...). */
+bool ll_no_value(const MimDef *d);
 /* Mode bits (1 = nsw, 2 = nuw) that the `%core.wrap` application app
  * provably satisfies wherever its result is observed (docs/ll-backend.md §3). */
 unsigned ll_no_wrap(LL *ll, MimDef *app);

@@ -43,7 +43,7 @@ typedef struct Range {
 } Range;
 
 /* ---- late blocks ---------------------------------------------------------- */
-static bool no_value(const MimDef *d) {
+bool ll_no_value(const MimDef *d) {
     switch (mim_def_node(d)) {
     case MIM_LAM: case MIM_TYPE: case MIM_UNIV: case MIM_PI: case MIM_SIGMA: case MIM_ARR: case MIM_NAT:
     case MIM_IDX: case MIM_AXIOM: case MIM_LIT: case MIM_BOT: case MIM_TOP: return true;
@@ -56,7 +56,7 @@ static bool no_value(const MimDef *d) {
  * that a value used all along a long chain of blocks costs linear time. */
 enum { LCA_STEPS = 256 };
 
-static int lca(LL *ll, int a, int b) {
+int ll_lca(LL *ll, int a, int b) {
     if (a < 0) return b;
     if (b < 0) return a;
     int steps = 0;
@@ -71,10 +71,10 @@ static int lca(LL *ll, int a, int b) {
  * through, an extract of a branch, a node of a dependent pack's body, which
  * is computed where it is used) passes the use on to its operands. */
 static void note_use(LL *ll, MimDef *d, int blk) {
-    if (!d || blk < 0 || no_value(d)) return;
+    if (!d || blk < 0 || ll_no_value(d)) return;
     LLInfo *i = ll_info(ll, d);
     if (i->nuses < UINT32_MAX) ++i->nuses;
-    int l = lca(ll, i->late, blk);
+    int l = ll_lca(ll, i->late, blk);
     if (i->late >= 0 && l == i->late) return;
     i->late = l;
     /* a node of a dependent pack's body has a place but is in no block's
@@ -88,7 +88,7 @@ static void note_use(LL *ll, MimDef *d, int blk) {
  * a run-time index into an aggregate is a load or store through an
  * address computed from the index (an alloca or a constant global), which
  * must not be poison. */
-static bool loads_at(const MimDef *d) {
+bool ll_loads_at(const MimDef *d) {
     MimNode k = mim_def_node(d);
     return (k == MIM_EXTRACT || k == MIM_INSERT) && !mim_def_lit(ll_op(d, 1), NULL);
 }
@@ -108,7 +108,7 @@ static void compute_late(LL *ll) {
         for (size_t j = nodes->len; j-- > 0;) {
             MimDef *d = nodes->data[j];
             LLInfo *i = ll_info(ll, d);
-            if (i->late < 0 || i->effect || loads_at(d)) i->late = i->place;
+            if (i->late < 0 || i->effect || ll_loads_at(d)) i->late = i->place;
             int at = i->late;
             for (size_t o = 0, n = mim_def_num_ops(d); o < n; ++o) note_use(ll, ll_op(d, o), at);
         }
@@ -476,7 +476,7 @@ bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y)
  * rolled where C's (errno-setting) library calls are unrolled. The mark is a
  * hint: LLVM unrolls only what it finds a constant trip count for. A quarter
  * of LLVM's limit for unroll pragmas (16 K instructions). */
-enum { UNROLL_TRIPS = 16, UNROLL_SIZE = 4096, LOOP_STEPS = 1 << 14 };
+enum { UNROLL_TRIPS = 16, UNROLL_SIZE = 4096 };
 
 /* Header visits per entry of the loop at h bounded through the counter x
  * (parameter j of h): every back edge (a predecessor that h dominates)
@@ -523,53 +523,26 @@ static int64_t loop_trips(LL *ll, int h) {
     return trips;
 }
 
-/* The blocks of the natural loop at h (those reaching a back edge without
- * passing h) get mark[b] = h + 1; their number, or 0 if the walk exceeds its
- * budget. */
-static size_t loop_blocks(LL *ll, int h, int *mark, int *stack) {
-    size_t n = 0, top = 0, steps = 0;
-    LLBlock *hb = &ll->blocks.data[h];
-    mark[h] = h + 1;
-    ++n;
-    for (size_t k = 0; k < hb->pred.len; ++k) {
-        int p = hb->pred.data[k];
-        if (ll_dominates(ll, h, p) && mark[p] != h + 1) mark[p] = h + 1, stack[top++] = p, ++n;
-    }
-    while (top > 0) {
-        LLBlock *bb = &ll->blocks.data[stack[--top]];
-        for (size_t k = 0; k < bb->pred.len; ++k) {
-            int p = bb->pred.data[k];
-            if (++steps > LOOP_STEPS) return 0;
-            if (mark[p] == h + 1 || !ll_dominates(ll, h, p)) continue;
-            mark[p] = h + 1;
-            stack[top++] = p;
-            ++n;
-        }
-    }
-    return n;
-}
-
 /* Inner loops first (an inner header follows its outer one in RPO); a
  * marked loop's blocks then weigh its trip bound in the outer loops. */
 static void mark_small_loops(LL *ll) {
     size_t nb = ll->blocks.len;
-    int *mark = calloc(nb, sizeof *mark), *stack = calloc(nb, sizeof *stack);
+    int *mark = calloc(nb, sizeof *mark), *list = calloc(nb, sizeof *list);
     int64_t *weight = malloc(nb * sizeof *weight);
-    if (!mark || !stack || !weight) abort();
+    if (!mark || !list || !weight) abort();
     for (size_t k = 0; k < nb; ++k) weight[k] = 1;
     for (size_t k = ll->norder; k-- > 1;) {
         int h = ll->order[k];
         int64_t trips = loop_trips(ll, h);
-        if (trips <= 0 || trips > UNROLL_TRIPS || !loop_blocks(ll, h, mark, stack)) continue;
+        size_t n = trips > 0 && trips <= UNROLL_TRIPS ? ll_loop_blocks(ll, h, mark, list) : 0;
         int64_t size = 0;
-        for (size_t b = 0; b < nb && size <= UNROLL_SIZE; ++b)
-            if (mark[b] == h + 1) size += weight[b] * (int64_t)(ll->blocks.data[b].nodes.len + 1);
-        if (trips * size > UNROLL_SIZE) continue;
+        for (size_t j = 0; j < n && size <= UNROLL_SIZE; ++j)
+            size += weight[list[j]] * (int64_t)(ll->blocks.data[list[j]].nodes.len + 1);
+        if (!n || trips * size > UNROLL_SIZE) continue;
         ll->blocks.data[h].unroll = (unsigned)trips;
-        for (size_t b = 0; b < nb; ++b)
-            if (mark[b] == h + 1) weight[b] *= trips;
+        for (size_t j = 0; j < n; ++j) weight[list[j]] *= trips;
     }
-    free(mark), free(stack), free(weight);
+    free(mark), free(list), free(weight);
 }
 
 const char *ll_loop_md(LL *ll, int from, int to) {
