@@ -106,10 +106,44 @@ static const char *pack_elem(LL *ll, MimDef *pack, size_t j) {
     return v;
 }
 
+/* A node computed anew where it is used (ll_sink.c): the copy of a block
+ * dominating the current one, or a new copy here. */
+static const char *copy_val(LL *ll, MimDef *d);
+
+/* The copies that d's instruction needs, emitted first and operand by
+ * operand, so that no copy is emitted while the arguments of one C call are
+ * evaluated (the order would be the C compiler's). */
+static void pre_copies(LL *ll, MimDef *d, int depth) {
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n && ll->ok; ++k) {
+        MimDef *o = ll_op(d, k);
+        if (!o || ll_no_value(o)) continue;
+        LLInfo *i = ll_info(ll, o);
+        if (i->copies) copy_val(ll, o);
+        else if (i->place < 0 && depth > 0) pre_copies(ll, o, depth - 1); /* looked through */
+    }
+}
+
+static const char *copy_val(LL *ll, MimDef *d) {
+    for (size_t k = ll->copy_keys.len; k-- > 0;)
+        if (ll->copy_keys.data[k] == d && ll_dominates(ll, ll->copy_blocks.data[k], ll->bb))
+            return ll->copy_vals.data[k];
+    pre_copies(ll, d, 4);
+    ++ll->fresh;
+    const char *v = emit_node(ll, d);
+    --ll->fresh;
+    if (v) {
+        mim_vec_push(&ll->copy_keys, d);
+        mim_vec_push(&ll->copy_vals, (void *)v);
+        mim_vec_push(&ll->copy_blocks, ll->bb);
+    }
+    return v;
+}
+
 const char *ll_val(LL *ll, MimDef *d) {
     if (!d || !ll->ok) return NULL;
     if (ll->frames.len && ll_pack_dep(ll, d)) return frame_val(ll, d);
     LLInfo *i = ll_info(ll, d);
+    if (i->copies) return copy_val(ll, d);
     if (i->emitted) {
         if (!ll_dominates(ll, i->place, ll->bb)) {
             ll_error(ll, d, "value used in a block its definition does not dominate");
@@ -584,6 +618,7 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
 
 static void emit_terminator(LL *ll, int b) {
     MimDef *body = ll_body(ll->blocks.data[b].lam);
+    pre_copies(ll, body, 4);
     LLTerm t;
     if (!ll_classify(ll, body, &t)) return;
     switch (t.kind) {
@@ -665,6 +700,7 @@ bool ll_emit_function(LL *ll) {
             MimDef *d = nodes->data[i];
             LLInfo *info = ll_info(ll, d);
             if (info->emitted) continue;
+            pre_copies(ll, d, 4);
             const char *v = emit_node(ll, d);
             info = ll_info(ll, d);
             info->val = v;

@@ -65,6 +65,8 @@ typedef struct LLInfo {
     uint32_t nuses;   /* uses seen by ll_range_prepare (an upper bound) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
+    uint8_t copies;    /* computed anew in each block that uses it (ll_sink.c) */
+    uint8_t here;      /* used in the loop header it is placed in (ll_sink.c) */
     int32_t sink;      /* LCA of the blocks of its users' final places (ll_sink.c) */
     const char *val;   /* emitted LLVM value ("" = no value) */
     uint8_t queued;    /* global: function queued for emission */
@@ -149,6 +151,10 @@ typedef struct LL {
     LLVec cache_keys, cache_vals;
     unsigned range_steps; /* work left for the current range query (ll_range.c) */
     unsigned nloops;      /* `!llvm.loop` nodes emitted in the module */
+    /* copies of the nodes computed where used (LLInfo.copies): node, block, value */
+    LLVec copy_keys, copy_vals;
+    MIM_VEC(int) copy_blocks;
+    unsigned fresh; /* > 0: results get fresh names (a copy being emitted) */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */

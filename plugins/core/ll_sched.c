@@ -53,6 +53,7 @@ void ll_fn_free(LL *ll) {
     mim_vec_free(&ll->allocas);
     mim_vec_free(&ll->stubs);
     mim_vec_free(&ll->effects);
+    ll->copy_keys.len = ll->copy_vals.len = ll->copy_blocks.len = 0;
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {

@@ -73,6 +73,48 @@ static bool movable(LL *ll, MimDef *d, const LLInfo *i) {
     return !i->effect && !ll_loads_at(d) && !ll_param_ref(ll, d, &pb, &pj) && !ll_pack_dep(ll, d);
 }
 
+/* ---- copies out of loop headers ------------------------------------------------ */
+/* A pure operation left in a loop header although nothing in the header
+ * uses it (its uses are in the body and after the exit: mandelbrot's
+ * |z|² ≤ 4, tested in the body and counted after the loop) is computed
+ * anew in each block that uses it instead, reusing a copy from a
+ * dominating block (LLInfo.copies, ll_val). Each path computes it at most
+ * once more than before (at the loop's exit), and the header is left with
+ * its test, which clang's loop rotation and unrolling need. */
+enum { HERE_DEPTH = 8 };
+
+/* d is used in header h (through nodes without a place of their own);
+ * false if the walk is too deep to tell. */
+static bool used_here(LL *ll, MimDef *d, int h, int depth) {
+    if (!d || ll_no_value(d)) return true;
+    LLInfo *i = ll_info(ll, d);
+    if (i->place >= 0 && !ll_pack_dep(ll, d)) {
+        if (i->place == h) i->here = 1;
+        return true;
+    }
+    if (depth <= 0) return false;
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n; ++k)
+        if (!used_here(ll, ll_op(d, k), h, depth - 1)) return false;
+    return true;
+}
+
+static void copy_out_of(LL *ll, int h) {
+    LLVec *nodes = &ll->blocks.data[h].nodes;
+    MimDef *body = ll_body(ll->blocks.data[h].lam);
+    for (size_t j = 0, n = body ? mim_def_num_ops(body) : 0; j < n; ++j)
+        if (!used_here(ll, ll_op(body, j), h, HERE_DEPTH)) return;
+    for (size_t j = nodes->len; j-- > 0;) {
+        MimDef *d = nodes->data[j];
+        LLInfo *i = ll_info(ll, d);
+        if (!i->here && mim_def_node(d) == MIM_APP && movable(ll, d, i)) {
+            i->copies = 1;
+            continue;
+        }
+        for (size_t o = 0, n = mim_def_num_ops(d); o < n; ++o)
+            if (!used_here(ll, ll_op(d, o), h, HERE_DEPTH)) return; /* undecided: the rest stays */
+    }
+}
+
 void ll_sink(LL *ll) {
     size_t nb = ll->blocks.len;
     int *depth = calloc(nb, sizeof *depth);
@@ -105,5 +147,17 @@ void ll_sink(LL *ll) {
         mim_vec_push(&ll->blocks.data[ll_info(ll, d)->place].nodes, d);
     }
     mim_vec_free(&all);
+    for (size_t k = 1; k < ll->norder; ++k) {
+        int h = ll->order[k];
+        LLBlock *hb = &ll->blocks.data[h];
+        bool header = false;
+        for (size_t j = 0; j < hb->pred.len && !header; ++j) header = ll_dominates(ll, h, hb->pred.data[j]);
+        if (!header) continue;
+        copy_out_of(ll, h);
+        size_t n = 0; /* the copies leave the header's list */
+        for (size_t j = 0; j < hb->nodes.len; ++j)
+            if (!ll_info(ll, hb->nodes.data[j])->copies) hb->nodes.data[n++] = hb->nodes.data[j];
+        hb->nodes.len = n;
+    }
     free(depth);
 }
