@@ -90,7 +90,7 @@ const char *ll_tmp(LL *ll, const char *hint) { return ll_str(ll, "%s.t%u", hint,
 
 const char *ll_result(LL *ll, const MimDef *d) {
     const char *n = ll_name(ll, d);
-    return ll->frames.len ? ll_str(ll, "%%%s.e%u", n, ll->tmp++) : ll_str(ll, "%%%s", n);
+    return ll->frames.len || ll->fresh ? ll_str(ll, "%%%s.e%u", n, ll->tmp++) : ll_str(ll, "%%%s", n);
 }
 
 LLInfo *ll_info(LL *ll, const MimDef *d) {
@@ -105,6 +105,8 @@ LLInfo *ll_info(LL *ll, const MimDef *d) {
         i->block = -1;
         i->effect = i->visiting = i->emitted = i->seen = i->rvisit = 0;
         i->late = -1;
+        i->sink = -1;
+        i->copies = i->here = 0;
         i->nuses = 0;
         i->val = NULL;
         i->pdep_done = 0;
@@ -705,6 +707,7 @@ static void ll_free(LL *ll) {
     mim_vec_free(&ll->queue);
     mim_vec_free(&ll->naming), mim_vec_free(&ll->named_body), mim_vec_free(&ll->named_name);
     mim_vec_free(&ll->frames), mim_vec_free(&ll->cache_keys), mim_vec_free(&ll->cache_vals);
+    mim_vec_free(&ll->copy_keys), mim_vec_free(&ll->copy_vals), mim_vec_free(&ll->copy_blocks);
     mim_vec_free(&ll->types), mim_vec_free(&ll->funcs), mim_vec_free(&ll->allocas);
     mim_vec_free(&ll->globals);
     ll_fn_free(ll);
@@ -737,6 +740,15 @@ static void emit_target(FILE *out) {
 #else
     (void)out;
 #endif
+}
+
+/* The loop annotations of the module (ll_loop_md): one distinct node per
+ * marked loop, all asking for complete unrolling. */
+static void emit_loop_mds(const LL *ll, FILE *out) {
+    if (!ll->nloops) return;
+    unsigned b = LL_MD_LOOP;
+    for (unsigned k = 0; k < ll->nloops; ++k) fprintf(out, "!%u = distinct !{!%u, !%u}\n", b + k, b + k, b + ll->nloops);
+    fprintf(out, "!%u = !{!\"llvm.loop.unroll.full\"}\n", b + ll->nloops);
 }
 
 bool mim_ll_emit(MimWorld *w, FILE *out) {
@@ -780,6 +792,7 @@ bool mim_ll_emit(MimWorld *w, FILE *out) {
         if (imports.len) fprintf(out, "%s\n", imports.data);
         if (ll.funcs.len) fputs(ll.funcs.data, out);
         ll_region_metadata(&ll, out);
+        emit_loop_mds(&ll, out);
         fflush(out);
     }
     mim_vec_free(&imports);

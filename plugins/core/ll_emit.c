@@ -106,10 +106,44 @@ static const char *pack_elem(LL *ll, MimDef *pack, size_t j) {
     return v;
 }
 
+/* A node computed anew where it is used (ll_sink.c): the copy of a block
+ * dominating the current one, or a new copy here. */
+static const char *copy_val(LL *ll, MimDef *d);
+
+/* The copies that d's instruction needs, emitted first and operand by
+ * operand, so that no copy is emitted while the arguments of one C call are
+ * evaluated (the order would be the C compiler's). */
+static void pre_copies(LL *ll, MimDef *d, int depth) {
+    for (size_t k = 0, n = mim_def_num_ops(d); k < n && ll->ok; ++k) {
+        MimDef *o = ll_op(d, k);
+        if (!o || ll_no_value(o)) continue;
+        LLInfo *i = ll_info(ll, o);
+        if (i->copies) copy_val(ll, o);
+        else if (i->place < 0 && depth > 0) pre_copies(ll, o, depth - 1); /* looked through */
+    }
+}
+
+static const char *copy_val(LL *ll, MimDef *d) {
+    for (size_t k = ll->copy_keys.len; k-- > 0;)
+        if (ll->copy_keys.data[k] == d && ll_dominates(ll, ll->copy_blocks.data[k], ll->bb))
+            return ll->copy_vals.data[k];
+    pre_copies(ll, d, 4);
+    ++ll->fresh;
+    const char *v = emit_node(ll, d);
+    --ll->fresh;
+    if (v) {
+        mim_vec_push(&ll->copy_keys, d);
+        mim_vec_push(&ll->copy_vals, (void *)v);
+        mim_vec_push(&ll->copy_blocks, ll->bb);
+    }
+    return v;
+}
+
 const char *ll_val(LL *ll, MimDef *d) {
     if (!d || !ll->ok) return NULL;
     if (ll->frames.len && ll_pack_dep(ll, d)) return frame_val(ll, d);
     LLInfo *i = ll_info(ll, d);
+    if (i->copies) return copy_val(ll, d);
     if (i->emitted) {
         if (!ll_dominates(ll, i->place, ll->bb)) {
             ll_error(ll, d, "value used in a block its definition does not dominate");
@@ -584,6 +618,7 @@ static void emit_call(LL *ll, MimDef *body, const LLTerm *t) {
 
 static void emit_terminator(LL *ll, int b) {
     MimDef *body = ll_body(ll->blocks.data[b].lam);
+    pre_copies(ll, body, 4);
     LLTerm t;
     if (!ll_classify(ll, body, &t)) return;
     switch (t.kind) {
@@ -600,13 +635,14 @@ static void emit_terminator(LL *ll, int b) {
     case LL_T_JUMP: {
         int to = ll_block_of(ll, t.callee);
         jump_args(ll, to, t.arg);
-        ll_inst(ll, "br label %%%s", ll->blocks.data[to].label);
+        ll_inst(ll, "br label %%%s%s", ll->blocks.data[to].label, ll_loop_md(ll, b, to));
         return;
     }
     case LL_T_BRANCH: {
         MimDef *tup = ll_op(t.callee, 0), *index = ll_op(t.callee, 1);
         size_t n = mim_def_num_ops(tup);
-        const char **labels = calloc(n, sizeof *labels), *stub = NULL;
+        const char **labels = calloc(n, sizeof *labels), *stub = NULL, *md = "";
+        int loops = 0; /* back edges of marked loops: annotated if exactly one */
         if (!labels) abort();
         for (size_t k = 0; k < n && ll->ok; ++k) {
             MimDef *target = ll_op(tup, k);
@@ -625,14 +661,16 @@ static void emit_terminator(LL *ll, int b) {
             int to = ll_block_of(ll, target);
             jump_args(ll, to, t.arg);
             labels[k] = ll->blocks.data[to].label;
+            if (ll->blocks.data[to].unroll && ll_dominates(ll, to, b)) ++loops, md = ll_loop_md(ll, b, to);
         }
+        if (loops != 1) md = "";
         const char *c = ll->ok ? ll_val(ll, index) : NULL;
         unsigned w = ll_int_width(ll, ll_typeof(index));
-        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s", c, labels[1], labels[0]);
+        if (c && w && n == 2) ll_inst(ll, "br i1 %s, label %%%s, label %%%s%s", c, labels[1], labels[0], md);
         if (c && w && n > 2) {
             LLBuf cases = {0};
             for (size_t k = 1; k < n; ++k) ll_buf_printf(&cases, " i%u %zu, label %%%s", w, k, labels[k]);
-            ll_inst(ll, "switch i%u %s, label %%%s [%s ]", w, c, labels[0], cases.data);
+            ll_inst(ll, "switch i%u %s, label %%%s [%s ]%s", w, c, labels[0], cases.data, md);
             mim_vec_free(&cases);
         }
         free(labels);
@@ -662,6 +700,7 @@ bool ll_emit_function(LL *ll) {
             MimDef *d = nodes->data[i];
             LLInfo *info = ll_info(ll, d);
             if (info->emitted) continue;
+            pre_copies(ll, d, 4);
             const char *v = emit_node(ll, d);
             info = ll_info(ll, d);
             info->val = v;

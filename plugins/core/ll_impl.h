@@ -65,6 +65,9 @@ typedef struct LLInfo {
     uint32_t nuses;   /* uses seen by ll_range_prepare (an upper bound) */
     uint8_t emitted;
     uint8_t seen;      /* discovery visited */
+    uint8_t copies;    /* computed anew in each block that uses it (ll_sink.c) */
+    uint8_t here;      /* used in the loop header it is placed in (ll_sink.c) */
+    int32_t sink;      /* LCA of the blocks of its users' final places (ll_sink.c) */
     const char *val;   /* emitted LLVM value ("" = no value) */
     uint8_t queued;    /* global: function queued for emission */
     uint8_t pdep_done; /* pdep computed */
@@ -103,6 +106,9 @@ typedef struct LLBlock {
     uint64_t frel;   /* the fact decoded when it is `fa rel fb` (an icmp subtag id; 0 = not decoded) */
     MimDef *fa, *fb;
     LLBuf body;
+    /* a small counted loop's header: its trip bound (ll_range.c), 0 = none;
+     * md: 1 + the number of its `!llvm.loop` node once emitted, 0 = none */
+    unsigned unroll, md;
 } LLBlock;
 
 typedef struct LLNaming {
@@ -146,6 +152,11 @@ typedef struct LL {
     unsigned range_steps; /* work left for the current range query (ll_range.c) */
     bool runtime_tape;    /* the tape runtime is defined (ll_runtime.c) */
     uint64_t regions;     /* the %mem.region numbers of loads and stores (bit r) */
+    unsigned nloops;      /* `!llvm.loop` nodes emitted in the module */
+    /* copies of the nodes computed where used (LLInfo.copies): node, block, value */
+    LLVec copy_keys, copy_vals;
+    MIM_VEC(int) copy_blocks;
+    unsigned fresh; /* > 0: results get fresh names (a copy being emitted) */
 } LL;
 
 /* ---- ll.c ------------------------------------------------------------------ */
@@ -159,7 +170,10 @@ LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if st
 void ll_error(LL *ll, const MimDef *d, const char *why);
 void ll_declare(LL *ll, const char *decl);
 /* ---- ll_ops.c: alias metadata of %mem.region ------------------------------- */
-enum { LL_MD_REGION = 0 }; /* the first metadata number of the regions' nodes */
+/* Metadata numbers: the regions' nodes from LL_MD_REGION (the domain, then
+ * three per region r < 64 at LL_MD_REGION + 3r ...), the loops' from
+ * LL_MD_LOOP, after every region's (LLVM does not need them contiguous). */
+enum { LL_MD_REGION = 0, LL_MD_LOOP = LL_MD_REGION + 3 * 64 };
 void ll_region_metadata(LL *ll, FILE *out); /* the nodes of the regions used */
 /* ---- ll_runtime.c ------------------------------------------------------------ */
 /* If the import lam (LLVM name `name`, declaration `decl`) is a runtime
@@ -224,16 +238,37 @@ bool ll_dominates(LL *ll, int a, int b);
 /* d refers to component j of block b's variable. */
 bool ll_param_ref(LL *ll, MimDef *d, int *b, size_t *j);
 bool ll_is_ret(LL *ll, MimDef *d);
+/* The blocks of the natural loop at header h (h and those reaching a back
+ * edge to h without passing h) get mark[b] = h + 1 and are stored in list
+ * (room for every block), h first; their number, or 0 if the walk exceeds
+ * its budget. */
+size_t ll_loop_blocks(LL *ll, int h, int *mark, int *list);
 int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
+/* ---- ll_sink.c ------------------------------------------------------------- */
+/* After placement and ranges: pure operations move down to the latest block
+ * dominating their uses that is in no deeper loop (docs/ll-backend.md §3). */
+void ll_sink(LL *ll);
+
 /* ---- ll_range.c ------------------------------------------------------------ */
 /* After scheduling: branch facts per block and late blocks per node. */
 void ll_range_prepare(LL *ll);
+/* Dominator-tree LCA of blocks a and b (-1 = none yet); the entry block
+ * after a bounded walk (conservative for every user). */
+int ll_lca(LL *ll, int a, int b);
+/* A pure node whose instructions observe its operands where it is placed
+ * (a run-time index into an aggregate: a load or store through an address). */
+bool ll_loads_at(const MimDef *d);
+/* d has no LLVM value of its own (a lambda, a type, a literal, ...). */
+bool ll_no_value(const MimDef *d);
 /* Mode bits (1 = nsw, 2 = nuw) that the `%core.wrap` application app
  * provably satisfies wherever its result is observed (docs/ll-backend.md §3). */
 unsigned ll_no_wrap(LL *ll, MimDef *app);
 /* x (an Idx 2^8, 2^16 or 2^32 operand of user) is non-negative as a
  * signed value wherever user's result is observed. */
 bool ll_nonneg(LL *ll, MimDef *x, MimDef *user);
+/* The `!llvm.loop` annotation (", !llvm.loop !N" or "") of a jump from block
+ * `from` to block `to`: a back edge of a small counted loop (ll_range.c). */
+const char *ll_loop_md(LL *ll, int from, int to);
 /* app is `c op (x op y)` (op wrap.add or wrap.mul of mode 0, c a literal)
  * and the inner call has no other use: *c, *x, *y. */
 bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y);

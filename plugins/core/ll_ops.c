@@ -185,7 +185,8 @@ static const char *bitwise(const Op *o, unsigned sub, const char *a, const char 
 
 static const char *op_bit2(const Op *o) {
     MimDef *p = arg(o, 0);
-    return bitwise(o, o->sub, comp(o, p, 0), comp(o, p, 1));
+    const char *a = comp(o, p, 0), *b = comp(o, p, 1); /* in order: comp may emit an extractvalue */
+    return bitwise(o, o->sub, a, b);
 }
 
 /* An icmp sub-tag without a single LLVM predicate (core.md §5.9): the OR of
@@ -396,7 +397,9 @@ static const char *op_core(const Op *o) {
              * the last operation, which LLVM's accumulator tail-recursion
              * elimination needs (`1 + check(l) + check(r)`). Same value:
              * wrap-around add and mul are associative. */
-            return bin(o, names[o->sub & 3], tmp_bin(o, names[o->sub & 3], val(o, c), val(o, x)), val(o, y));
+            const char *vc = val(o, c), *vx = val(o, x), *vy = val(o, y);
+            const char *cx = tmp_bin(o, names[o->sub & 3], vc, vx);
+            return bin(o, names[o->sub & 3], cx, vy);
         }
         return bin(o, inst, a, b);
     }
@@ -427,7 +430,8 @@ static const char *op_core(const Op *o) {
         MimDef *p = arg(o, 0);
         unsigned sub = o->sub & 3;
         if (idx_size(o, ll_typeof(o->app)).wide) sub &= 1; /* signed = unsigned */
-        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[sub], o->ty), comp(o, p, 0), comp(o, p, 1));
+        const char *a = comp(o, p, 0), *b = comp(o, p, 1);
+        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[sub], o->ty), a, b);
     }
     case MIM_core_abs: {
         const char *a = comp(o, arg(o, 0), 1);
@@ -519,12 +523,14 @@ static const char *op_math(const Op *o) {
         static const char *names[5] = {"fadd", "fsub", "fmul", "fdiv", "frem"};
         const char *flags = fast_flags(o);
         if (!flags || o->sub > 4) return unsupported(o, "mode must be a literal");
-        return bin(o, ll_str(ll, "%s%s", names[o->sub], flags), comp(o, x, 0), comp(o, x, 1));
+        const char *a = comp(o, x, 0), *b = comp(o, x, 1);
+        return bin(o, ll_str(ll, "%s%s", names[o->sub], flags), a, b);
     }
     case MIM_math_extrema: {
-        if (o->sub >= 2) return ieee754_extremum(o, w, comp(o, x, 0), comp(o, x, 1), o->sub == 2);
+        const char *a = comp(o, x, 0), *b = comp(o, x, 1);
+        if (o->sub >= 2) return ieee754_extremum(o, w, a, b, o->sub == 2);
         static const char *names[4] = {"minnum", "maxnum", "minimum", "maximum"};
-        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[o->sub & 3], sfx), comp(o, x, 0), comp(o, x, 1));
+        return intrinsic(o, ll_str(ll, "llvm.%s.%s", names[o->sub & 3], sfx), a, b);
     }
     case MIM_math_tri: {
         if (id == MIM_math_tri_sin || id == MIM_math_tri_cos)
@@ -534,7 +540,10 @@ static const char *op_math(const Op *o) {
         const char *name = ll_str(ll, "%s%s%s", o->sub & 8 ? "a" : "", fn[o->sub & 3], o->sub & 4 ? "h" : "");
         return libm(o, w, name, val(o, x));
     }
-    case MIM_math_pow: return intrinsic(o, ll_str(ll, "llvm.pow.%s", sfx), comp(o, x, 0), comp(o, x, 1));
+    case MIM_math_pow: {
+        const char *a = comp(o, x, 0), *b = comp(o, x, 1);
+        return intrinsic(o, ll_str(ll, "llvm.pow.%s", sfx), a, b);
+    }
     case MIM_math_rt:
         if (id == MIM_math_rt_sq) return intrinsic1(o, ll_str(ll, "llvm.sqrt.%s", sfx), val(o, x));
         return libm(o, w, "cbrt", val(o, x));

@@ -43,7 +43,7 @@ typedef struct Range {
 } Range;
 
 /* ---- late blocks ---------------------------------------------------------- */
-static bool no_value(const MimDef *d) {
+bool ll_no_value(const MimDef *d) {
     switch (mim_def_node(d)) {
     case MIM_LAM: case MIM_TYPE: case MIM_UNIV: case MIM_PI: case MIM_SIGMA: case MIM_ARR: case MIM_NAT:
     case MIM_IDX: case MIM_AXIOM: case MIM_LIT: case MIM_BOT: case MIM_TOP: return true;
@@ -56,7 +56,7 @@ static bool no_value(const MimDef *d) {
  * that a value used all along a long chain of blocks costs linear time. */
 enum { LCA_STEPS = 256 };
 
-static int lca(LL *ll, int a, int b) {
+int ll_lca(LL *ll, int a, int b) {
     if (a < 0) return b;
     if (b < 0) return a;
     int steps = 0;
@@ -71,10 +71,10 @@ static int lca(LL *ll, int a, int b) {
  * through, an extract of a branch, a node of a dependent pack's body, which
  * is computed where it is used) passes the use on to its operands. */
 static void note_use(LL *ll, MimDef *d, int blk) {
-    if (!d || blk < 0 || no_value(d)) return;
+    if (!d || blk < 0 || ll_no_value(d)) return;
     LLInfo *i = ll_info(ll, d);
     if (i->nuses < UINT32_MAX) ++i->nuses;
-    int l = lca(ll, i->late, blk);
+    int l = ll_lca(ll, i->late, blk);
     if (i->late >= 0 && l == i->late) return;
     i->late = l;
     /* a node of a dependent pack's body has a place but is in no block's
@@ -88,7 +88,7 @@ static void note_use(LL *ll, MimDef *d, int blk) {
  * a run-time index into an aggregate is a load or store through an
  * address computed from the index (an alloca or a constant global), which
  * must not be poison. */
-static bool loads_at(const MimDef *d) {
+bool ll_loads_at(const MimDef *d) {
     MimNode k = mim_def_node(d);
     return (k == MIM_EXTRACT || k == MIM_INSERT) && !mim_def_lit(ll_op(d, 1), NULL);
 }
@@ -108,7 +108,7 @@ static void compute_late(LL *ll) {
         for (size_t j = nodes->len; j-- > 0;) {
             MimDef *d = nodes->data[j];
             LLInfo *i = ll_info(ll, d);
-            if (i->late < 0 || i->effect || loads_at(d)) i->late = i->place;
+            if (i->late < 0 || i->effect || ll_loads_at(d)) i->late = i->place;
             int at = i->late;
             for (size_t o = 0, n = mim_def_num_ops(d); o < n; ++o) note_use(ll, ll_op(d, o), at);
         }
@@ -165,10 +165,13 @@ static bool wants_ranges(LL *ll) {
     return false;
 }
 
+static void mark_small_loops(LL *ll);
+
 void ll_range_prepare(LL *ll) {
-    if (!wants_ranges(ll)) return;
+    if (!wants_ranges(ll)) return; /* a counted loop's step is a wrap operation */
     compute_facts(ll);
     compute_late(ll);
+    mark_small_loops(ll);
 }
 
 /* ---- ranges -------------------------------------------------------------------- */
@@ -315,6 +318,20 @@ static bool is_step(LL *ll, MimDef *v, int h, size_t j, unsigned w, MimDef **x, 
     return true;
 }
 
+/* The value that predecessor p passes to parameter j of block h, NULL if
+ * unknown (p does not end in a jump or branch, or passes a whole value). */
+static MimDef *incoming(LL *ll, int h, int p, size_t j) {
+    LLBlock *hb = &ll->blocks.data[h];
+    LLTerm t;
+    if (!ll_classify(ll, ll_body(ll->blocks.data[p].lam), &t) || (t.kind != LL_T_JUMP && t.kind != LL_T_BRANCH))
+        return NULL;
+    MimDef *v = t.arg;
+    if (hb->split && mim_def_node(v) == MIM_TUPLE) return mim_def_num_ops(v) == hb->ncomp ? ll_op(v, j) : NULL;
+    if (hb->split && mim_def_node(v) == MIM_VAR) /* p's parameters passed on as they are */
+        return mim_extract_lit(ll->w, v, hb->ncomp, j); /* the World is frozen: NULL if it has no such node */
+    return hb->split ? NULL : v;
+}
+
 /* Range of parameter j of block h on entry, by induction over the jumps to
  * h (see the file comment). A parameter whose range is being computed
  * counts as unknown (cycle guard). */
@@ -330,16 +347,7 @@ static Range induction(LL *ll, MimDef *x, int h, size_t j, unsigned w, int depth
         /* where the incoming value is known: h itself when p is its only
          * predecessor (h then also knows p's branch condition) */
         int at = hb->pred.len == 1 ? h : p;
-        LLTerm t;
-        if (!ll_classify(ll, ll_body(ll->blocks.data[p].lam), &t) || (t.kind != LL_T_JUMP && t.kind != LL_T_BRANCH)) {
-            ok = false;
-            break;
-        }
-        MimDef *v = t.arg;
-        if (hb->split && mim_def_node(v) == MIM_TUPLE) v = mim_def_num_ops(v) == hb->ncomp ? ll_op(v, j) : NULL;
-        else if (hb->split && mim_def_node(v) == MIM_VAR) /* p's parameters passed on as they are */
-            v = mim_extract_lit(ll->w, v, hb->ncomp, j); /* the World is frozen: NULL if it has no such node */
-        else if (hb->split) v = NULL;
+        MimDef *v = incoming(ll, h, p, j);
         int vb;
         size_t vj;
         MimDef *px;
@@ -457,4 +465,89 @@ bool ll_literal_outside(LL *ll, MimDef *app, MimDef **c, MimDef **x, MimDef **y)
     if (!mim_def_lit(ll_arg(in, mim_app_num_args(in) - 2), &m) || m != 0) return false;
     LLInfo *i = ll_info(ll, in);
     return i->place >= 0 && i->nuses == 1;
+}
+
+/* ---- small counted loops -------------------------------------------------------------- */
+/* A loop whose counter bounds its trip count by UNROLL_TRIPS and whose body
+ * (inner marked loops counted unrolled) times that bound has at most
+ * UNROLL_SIZE instructions is marked for complete unrolling
+ * (`llvm.loop.unroll.full`, docs/ll-backend.md §3): LLVM's own cost model
+ * prices `llvm.sqrt` and other intrinsics by latency and leaves such loops
+ * rolled where C's (errno-setting) library calls are unrolled. The mark is a
+ * hint: LLVM unrolls only what it finds a constant trip count for. A quarter
+ * of LLVM's limit for unroll pragmas (16 K instructions). */
+enum { UNROLL_TRIPS = 16, UNROLL_SIZE = 4096 };
+
+/* Header visits per entry of the loop at h bounded through the counter x
+ * (parameter j of h): every back edge (a predecessor that h dominates)
+ * passes x + c with c of one sign, so each visit sees a new value of x, all
+ * within the range the induction finds. 0 if not so bounded. */
+static int64_t counter_trips(LL *ll, int h, MimDef *x, size_t j, unsigned w) {
+    LLBlock *hb = &ll->blocks.data[h];
+    int64_t step = INT64_MAX;
+    int sign = 0;
+    for (size_t k = 0; k < hb->pred.len; ++k) {
+        int p = hb->pred.data[k];
+        if (!ll_dominates(ll, h, p)) continue; /* an entry */
+        MimDef *v = incoming(ll, h, p, j), *px;
+        int64_t c;
+        if (!v || !is_step(ll, v, h, j, w, &px, &c) || c == 0) return 0;
+        int s = c > 0 ? 1 : -1;
+        if (sign && s != sign) return 0;
+        sign = s;
+        step = min64(step, c > 0 ? c : -c);
+    }
+    if (!sign) return 0; /* no back edge */
+    ll->range_steps = RANGE_STEPS;
+    Range r = induction(ll, x, h, j, w, RANGE_DEPTH);
+    return r.lo > r.hi ? 0 : (r.hi - r.lo) / step + 1;
+}
+
+/* Trip bound of the loop at h from a counter in its exit test, 0 if none. */
+static int64_t loop_trips(LL *ll, int h) {
+    LLTerm t;
+    MimDef *a, *b;
+    if (!ll_classify(ll, ll_body(ll->blocks.data[h].lam), &t) || t.kind != LL_T_BRANCH) return 0;
+    MimDef *c = ll_op(t.callee, 1);
+    if (!core_id(c, MIM_core_icmp) || !pair_of(c, &a, &b)) return 0;
+    int64_t trips = 0;
+    MimDef *xs[2] = {a, b};
+    for (int k = 0; k < 2; ++k) {
+        int pb;
+        size_t pj;
+        unsigned w = width_of(ll, xs[k]);
+        if (!w || !ll_param_ref(ll, xs[k], &pb, &pj) || pb != h) continue;
+        int64_t n = counter_trips(ll, h, xs[k], pj, w);
+        if (n > 0 && (!trips || n < trips)) trips = n;
+    }
+    return trips;
+}
+
+/* Inner loops first (an inner header follows its outer one in RPO); a
+ * marked loop's blocks then weigh its trip bound in the outer loops. */
+static void mark_small_loops(LL *ll) {
+    size_t nb = ll->blocks.len;
+    int *mark = calloc(nb, sizeof *mark), *list = calloc(nb, sizeof *list);
+    int64_t *weight = malloc(nb * sizeof *weight);
+    if (!mark || !list || !weight) abort();
+    for (size_t k = 0; k < nb; ++k) weight[k] = 1;
+    for (size_t k = ll->norder; k-- > 1;) {
+        int h = ll->order[k];
+        int64_t trips = loop_trips(ll, h);
+        size_t n = trips > 0 && trips <= UNROLL_TRIPS ? ll_loop_blocks(ll, h, mark, list) : 0;
+        int64_t size = 0;
+        for (size_t j = 0; j < n && size <= UNROLL_SIZE; ++j)
+            size += weight[list[j]] * (int64_t)(ll->blocks.data[list[j]].nodes.len + 1);
+        if (!n || trips * size > UNROLL_SIZE) continue;
+        ll->blocks.data[h].unroll = (unsigned)trips;
+        for (size_t j = 0; j < n; ++j) weight[list[j]] *= trips;
+    }
+    free(mark), free(list), free(weight);
+}
+
+const char *ll_loop_md(LL *ll, int from, int to) {
+    LLBlock *hb = &ll->blocks.data[to];
+    if (!hb->unroll || !ll_dominates(ll, to, from)) return "";
+    if (!hb->md) hb->md = ++ll->nloops;
+    return ll_str(ll, ", !llvm.loop !%u", LL_MD_LOOP + hb->md - 1);
 }

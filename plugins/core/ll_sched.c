@@ -53,6 +53,7 @@ void ll_fn_free(LL *ll) {
     mim_vec_free(&ll->allocas);
     mim_vec_free(&ll->stubs);
     mim_vec_free(&ll->effects);
+    ll->copy_keys.len = ll->copy_vals.len = ll->copy_blocks.len = 0;
 }
 
 int ll_block_of(LL *ll, MimDef *lam) {
@@ -324,6 +325,26 @@ static int lca(LL *ll, int a, int b) {
     return a;
 }
 
+/* ---- natural loops ----------------------------------------------------------- */
+enum { LOOP_STEPS = 1 << 14 }; /* predecessor edges looked at per loop */
+
+size_t ll_loop_blocks(LL *ll, int h, int *mark, int *list) {
+    size_t n = 0, steps = 0;
+    mark[h] = h + 1;
+    list[n++] = h;
+    for (size_t next = 0; next < n; ++next) { /* list[next..n) are yet to be walked */
+        LLBlock *bb = &ll->blocks.data[list[next]];
+        for (size_t k = 0; k < bb->pred.len; ++k) {
+            int p = bb->pred.data[k];
+            if (++steps > LOOP_STEPS) return 0;
+            if (mark[p] == h + 1 || !ll_dominates(ll, h, p)) continue;
+            mark[p] = h + 1;
+            list[n++] = p;
+        }
+    }
+    return n;
+}
+
 /* ---- placement ------------------------------------------------------------------ */
 /* Memory chain of block b: every effect whose memory result flows into the
  * memory arguments of b's terminator without passing a variable. */
@@ -535,5 +556,6 @@ bool ll_schedule(LL *ll) {
     for (size_t k = 0; k < ll->blocks.len; ++k)
         for (size_t i = 0; i < ll->blocks.data[k].nodes.len; ++i) ll_info(ll, ll->blocks.data[k].nodes.data[i])->emitted = 0;
     if (ll->ok) ll_range_prepare(ll);
+    if (ll->ok) ll_sink(ll);
     return ll->ok;
 }
