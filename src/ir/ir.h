@@ -34,11 +34,8 @@ struct MimDef {
      * World's table (or waiting to enter it, world.c): a key with an operand
      * or type without it names no existing node, so its look-up is skipped.
      * Set on entering the table, never cleared (a stray 1 only costs a
-     * look-up). in_reduct: the node is the binder or the argument of an
-     * entry of its World's reduction cache (subst.c), likewise never
-     * cleared: a pair of which one lacks it is not looked up. */
-    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1, has_reduce_gen : 1, has_user : 1,
-        in_reduct : 1;
+     * look-up). */
+    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1, has_reduce_gen : 1, has_user : 1;
     uint8_t curry, trip; /* App: counter of this application; Axiom: initial counters */
     MimSym name;
     MimLoc loc;

@@ -441,9 +441,6 @@ static uintptr_t binder_gen(MimWorld *w, MimDef *mut) {
 }
 
 static MimReduct *cached(MimWorld *w, MimDef *mut, MimDef *arg) {
-    /* Most reductions are of a new argument (a tuple of new values): no
-     * look-up, which in a big cache is a cache miss. */
-    if (!mut->in_reduct || !arg->in_reduct) return NULL;
     void **hit = mim_pairmap_find(&w->reduce_cache, mut, arg);
     if (!hit) return NULL;
     MimReduct *r = *hit;
@@ -456,8 +453,6 @@ void mim_reduce_cache_put(MimWorld *w, MimDef *binder, MimDef *arg, uintptr_t ge
     r->gen = gen;
     r->n = n;
     for (size_t i = 0; i < n; ++i) r->ops[i] = ops[i];
-    binder->in_reduct = 1;
-    arg->in_reduct = 1;
     mim_pairmap_put(&w->reduce_cache, binder, arg, r);
 }
 
