@@ -313,6 +313,7 @@ static void put_tables(Writer *wr, Reduct *rs, size_t num_reducts, MimPtrMapSlot
 static void collect_all(Writer *wr, MimDef *const *roots, size_t num_roots, Reduct *rs, size_t num_reducts,
                         MimPtrMapSlot *gs, size_t num_gens) {
     MimWorld *w = wr->w;
+    mim_world_settle(w);
     MimHashSet *t = &w->table;
     for (size_t i = 0; i < t->cap; ++i) collect(wr, mim_table_at(t, i));
     for (size_t i = 0; i < w->externals.len; ++i) collect(wr, w->externals.data[i]);
@@ -542,6 +543,7 @@ static bool read_strings_and_builtins(Reader *rd) {
     MimDef **by_gid = calloc((size_t)rd->base_gid + 1, sizeof *by_gid);
     rd->named = malloc((rd->num_builtins ? rd->num_builtins : 1) * sizeof *rd->named);
     bool ok = in->ok && by_gid && rd->named;
+    mim_world_settle(rd->w);
     MimHashSet *t = &rd->w->table;
     for (size_t i = 0; ok && i < t->cap; ++i) {
         MimDef *d = mim_table_at(t, i);

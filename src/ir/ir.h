@@ -30,7 +30,12 @@ struct MimDef {
     /* has_reduce_gen: a mutable with an entry in its World's reduce_gen
      * (subst.c), so that invalidations of all other mutables skip that
      * World-wide map. */
-    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1, has_reduce_gen : 1;
+    /* has_user: the node is an operand or the type of an immutable in its
+     * World's table (or waiting to enter it, world.c): a key with an operand
+     * or type without it names no existing node, so its look-up is skipped.
+     * Set on entering the table, never cleared (a stray 1 only costs a
+     * look-up). */
+    uint8_t is_mut : 1, is_external : 1, var_made : 1, in_check : 1, has_reduce_gen : 1, has_user : 1;
     uint8_t curry, trip; /* App: counter of this application; Axiom: initial counters */
     MimSym name;
     MimLoc loc;

@@ -224,6 +224,7 @@ static void *proj_key(uint64_t k) { return (void *)(uintptr_t)(k + 1); }
 
 static void build_proj_index(Printer *p) {
     p->projs_built = true;
+    mim_world_settle(p->w);
     MimHashSet *t = &p->w->table;
     for (size_t i = 0; i < t->cap; ++i) {
         mim_table_prefetch(t, i + MIM_TABLE_AHEAD);

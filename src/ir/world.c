@@ -72,13 +72,82 @@ static void table_resize(MimHashSet *t, size_t cap, uint64_t tag_mask) {
     mim_pages_free(old.slots, old.cap * sizeof *old.slots);
 }
 
-static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
-
 /* Gives w its cache of recent nodes if it asked for one and its table is
  * big (mim_world_cache_recent). */
 static void recent_fit(MimWorld *w) {
     if (w->recent || !w->recent_wanted || w->table.cap < MIM_RECENT_FROM) return;
     w->recent = mim_xcalloc(MIM_RECENT_SIZE, sizeof *w->recent);
+}
+
+static void table_grow(MimHashSet *t) { table_resize(t, t->cap ? t->cap * 2 : 1024, t->tag_mask); }
+
+/* Marks the operands and the type of d, which enters the table. */
+static void note_users(MimDef *d) {
+    if (d->type) d->type->has_user = 1;
+    for (size_t i = 0; i < d->num_ops; ++i) d->ops[i]->has_user = 1;
+}
+
+/* Whether no node of the table can have this key: some operand, or the
+ * type, is no table node's operand or type (MimDef.has_user). About four
+ * in five new nodes of the front end are such (they use a node made just
+ * before), and their look-up would be a cache miss in a big table. */
+static bool key_is_new(const MimDef *type, MimDef *const *ops, size_t n) {
+    if (type && !type->has_user) return true;
+    for (size_t i = 0; i < n; ++i)
+        if (!ops[i]->has_user) return true;
+    return false;
+}
+
+/* The held-back node with this key, or NULL. */
+static MimDef *pending_find(const MimWorld *w, uint32_t hash, MimNode node, const MimDef *type,
+                            uint64_t flags, MimDef *const *ops, size_t n) {
+    for (uint32_t i = 0; i < w->num_pending; ++i)
+        if (w->pending_hash[i] == hash && same_node(w->pending[i], hash, node, type, flags, ops, n))
+            return w->pending[i];
+    return NULL;
+}
+
+void mim_world_settle(MimWorld *w) {
+    MimHashSet *t = &w->table;
+    size_t mask = t->cap - 1;
+    /* In creation order, as if each had been stored when made: the table's
+     * layout does not depend on when the list is emptied. */
+    for (uint32_t k = 0; k < w->num_pending; ++k) {
+        MimDef *d = w->pending[k];
+        if ((uint64_t)(uintptr_t)d & t->tag_mask) {
+            table_resize(t, t->cap, 0); /* an address that needs the tag bits */
+            if (w->recent) memset(w->recent, 0, MIM_RECENT_SIZE * sizeof *w->recent);
+        }
+        size_t j = (size_t)d->hash & mask;
+        while (t->slots[j]) j = (j + 1) & mask;
+        t->slots[j] = (uint64_t)(uintptr_t)d | mim_table_tag(t, d->hash);
+        t->len++;
+    }
+    w->num_pending = 0;
+}
+
+/* Grows the table if one more node would make it too full. */
+static inline void table_make_room(MimWorld *w) {
+    MimHashSet *t = &w->table;
+    if (2 * (t->len + w->num_pending + 1) > t->cap) {
+        mim_world_settle(w);
+        table_grow(t);
+        recent_fit(w);
+    }
+}
+
+/* Holds back d (hash set, not in the table) for the table; its home slot
+ * is fetched now so that it is in cache when the list is emptied. */
+static void pending_add(MimWorld *w, MimDef *d) {
+    table_make_room(w);
+    if (w->num_pending == MIM_PENDING) mim_world_settle(w);
+    note_users(d);
+#if defined(__GNUC__) || defined(__clang__)
+    MimHashSet *t = &w->table;
+    __builtin_prefetch(&t->slots[(size_t)d->hash & (t->cap - 1)], 1);
+#endif
+    w->pending_hash[w->num_pending] = d->hash;
+    w->pending[w->num_pending++] = d;
 }
 
 void mim_world_cache_recent(MimWorld *w) {
@@ -87,6 +156,7 @@ void mim_world_cache_recent(MimWorld *w) {
 }
 
 void mim_world_reserve(MimWorld *w, size_t nodes) {
+    mim_world_settle(w);
     MimHashSet *t = &w->table;
     size_t want = t->len + nodes, cap = t->cap ? t->cap : 1024;
     while (cap < 2 * (want + 1)) cap *= 2;
@@ -95,6 +165,7 @@ void mim_world_reserve(MimWorld *w, size_t nodes) {
 }
 
 void mim_world_untag_table(MimWorld *w) {
+    mim_world_settle(w);
     if (!w->table.tag_mask) return;
     table_resize(&w->table, w->table.cap, 0);
     if (w->recent) memset(w->recent, 0, MIM_RECENT_SIZE * sizeof *w->recent); /* tagged under the old mask */
@@ -123,18 +194,15 @@ static void table_put(MimWorld *w, uint64_t *slot, MimDef *d) {
     }
     *slot = (uint64_t)(uintptr_t)d | mim_table_tag(t, d->hash);
     t->len++;
+    note_users(d);
 }
 
 /* The slot of the node with this key and hash, or the empty one where it
  * goes (the table grown first if it would be too full). */
 static inline uint64_t *slot_for(MimWorld *w, uint32_t hash, MimNode node, const MimDef *type,
                                  uint64_t flags, MimDef *const *ops, size_t n) {
-    MimHashSet *t = &w->table;
-    if (2 * (t->len + 1) > t->cap) {
-        table_grow(t);
-        recent_fit(w);
-    }
-    return table_find(t, hash, node, type, flags, ops, n);
+    table_make_room(w);
+    return table_find(&w->table, hash, node, type, flags, ops, n);
 }
 
 /* The same, with the hash computed into *hash. */
@@ -163,8 +231,9 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
      * table's node. Tagged like the table's slots: a node of another hash
      * is not loaded. */
     uint32_t hash = structural_hash(node, type, flags, ops, n);
+    bool is_new = key_is_new(type, ops, n);
     uint64_t *recent = NULL;
-    if (w->recent) {
+    if (w->recent && !is_new) {
         recent = &w->recent[hash & (MIM_RECENT_SIZE - 1)];
         uint64_t tag = mim_table_tag(&w->table, hash);
         MimDef *r = (*recent & w->table.tag_mask) == tag ? (MimDef *)(uintptr_t)(*recent & ~w->table.tag_mask) : NULL;
@@ -173,8 +242,14 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
             return r;
         }
     }
-    uint64_t *slot = slot_for(w, hash, node, type, flags, ops, n);
-    MimDef *found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
+    MimDef *found = NULL;
+    if (!is_new) {
+        found = pending_find(w, hash, node, type, flags, ops, n);
+        if (!found) {
+            uint64_t *slot = slot_for(w, hash, node, type, flags, ops, n);
+            found = (MimDef *)(uintptr_t)(*slot & ~w->table.tag_mask);
+        }
+    }
     if (recent && found) recent_note(w, hash, found);
     if (w->frozen) return found; /* the gid counter is not advanced */
     ++w->gid; /* consumed even on a hit (semantics.md §1.2) */
@@ -185,12 +260,13 @@ MimDef *mim_unify(MimWorld *w, MimNode node, MimDef *type, uint64_t flags,
     d->hash = hash;
     d->dep = (uint8_t)mim_dep_compute(d);
     if (node == MIM_TYPE) d->u.ty.world = w;
-    table_put(w, slot, d);
+    pending_add(w, d);
     if (w->recent) recent_note(w, hash, d);
     return d;
 }
 
 bool mim_world_enter(MimWorld *w, MimDef *d) {
+    mim_world_settle(w);
     uint32_t hash;
     uint64_t *slot = slot_of(w, (MimNode)d->node, d->type, d->flags, d->ops, d->num_ops, &hash);
     if (*slot) return false;
@@ -349,7 +425,7 @@ bool mim_world_freeze(MimWorld *w, bool frozen) {
 
 bool mim_world_is_frozen(const MimWorld *w) { return w->frozen; }
 uint32_t mim_world_gid_counter(const MimWorld *w) { return w->gid; }
-size_t mim_world_num_nodes(const MimWorld *w) { return w->table.len; }
+size_t mim_world_num_nodes(const MimWorld *w) { return w->table.len + w->num_pending; }
 
 /* ---- messages --------------------------------------------------------------- */
 

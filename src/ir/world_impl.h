@@ -41,6 +41,9 @@ void mim_world_reserve(MimWorld *w, size_t nodes);
 void mim_world_cache_recent(MimWorld *w);
 /* Creates the Idx types and literals of MimWorld.small_idx (lit.c). */
 void mim_world_fill_small_idx(MimWorld *w);
+/* Moves the nodes held back for the table into it: call before reading
+ * MimWorld.table's slots. */
+void mim_world_settle(MimWorld *w);
 /* Stores plain addresses from now on (also used by tests). */
 void mim_world_untag_table(MimWorld *w);
 /* The rewrite rule registered for calls of axiom `id`, or NULL. */
@@ -99,6 +102,11 @@ typedef struct MimAnnexEntry {
 #define MIM_RECENT_SIZE 16384
 #define MIM_RECENT_FROM ((size_t)1 << 17)
 
+/* New immutables held back from MimWorld.table (world.c): their slots are
+ * prefetched when they are made and filled in creation order when the list
+ * is full, so the cache misses of insertions into a big table overlap. */
+#define MIM_PENDING 32
+
 struct MimWorld {
     /* ---- construction section (owner: world.c / build code) ---- */
     MimArena arena;       /* all nodes */
@@ -112,6 +120,12 @@ struct MimWorld {
      * is big. */
     uint64_t *recent;
     bool recent_wanted;
+    /* Immutables made but not yet in `table` (MIM_PENDING above), with their
+     * hashes apart so that a look-up scans one small array. A look-up finds
+     * them here; readers of the table's slots call mim_world_settle first. */
+    MimDef *pending[MIM_PENDING];
+    uint32_t pending_hash[MIM_PENDING];
+    uint32_t num_pending;
     uint32_t gid;         /* last gid handed out */
     bool frozen;
     uint64_t mutations; /* operand/type/external changes of mutables (see mim_world_mutations) */
