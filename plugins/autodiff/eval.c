@@ -81,6 +81,12 @@ void autodiff_cannot(MimPass *p, MimLoc loc, const char *mode, const char *what,
         mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s '%s'", mode, what, mim_def_name(d));
         return;
     }
+    if (d && mim_def_node(d) == MIM_VAR && !mim_def_name(d)) { /* an unnamed variable: named by its binder */
+        const char *b = mim_def_name(mim_def_op(d, 0));
+        if (b) mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s of '%s'", mode, what, b);
+        else mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s", mode, what);
+        return;
+    }
     if (expr && !ax) { /* an anonymous expression: its gid names nothing the user wrote */
         mim_pass_error(p, loc, "autodiff: cannot differentiate %s%s", mode, what);
         return;

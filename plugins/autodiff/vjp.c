@@ -3246,6 +3246,7 @@ static bool vm_adj_load(Adj *ad, MimDef *ld, MimDef *v, bool *taken) {
         *taken = true;
         return true;
     }
+    if (mim_def_loc(ld).begin.row) rv->use = mim_def_loc(ld); /* (the load, not the use, which may be a library's node) */
     return fail(rv, ld, "the loaded value used in another block of a function that writes memory (pass it as a block argument)") != NULL;
 }
 
