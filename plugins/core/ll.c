@@ -187,6 +187,14 @@ void ll_error(LL *ll, const MimDef *d, const char *why) {
     free(type);
 }
 
+bool ll_declared(LL *ll, const LLBuf *out, const char *name) {
+    const char *key = ll_str(ll, "%s(", name);
+    if (out->data && strstr(out->data, ll_str(ll, " %s", key))) return true;
+    for (size_t i = 0; i < ll->decls.len; ++i)
+        if (strstr(ll->decls.data[i], key)) return true;
+    return false;
+}
+
 void ll_declare(LL *ll, const char *decl) {
     for (size_t i = 0; i < ll->decls.len; ++i)
         if (strcmp(ll->decls.data[i], decl) == 0) return;
@@ -691,9 +699,8 @@ static void emit_import(LL *ll, LLBuf *out, MimDef *lam) {
     }
     /* one declaration per name: C functions declared twice (or also used by
      * the back end itself, e.g. malloc) are declared once */
-    const char *name = ll_fn_name(ll, lam), *key = ll_str(ll, "%s(", name);
-    bool seen = strstr(out->data ? out->data : "", ll_str(ll, " %s", key)) != NULL;
-    for (size_t i = 0; i < ll->decls.len && !seen; ++i) seen = strstr(ll->decls.data[i], key) != NULL;
+    const char *name = ll_fn_name(ll, lam);
+    bool seen = ll_declared(ll, out, name);
     const char *decl = ret ? ll_str(ll, "declare %s %s(%s)", ret, name, b.data ? b.data : "") : NULL;
     if (decl && !ll_runtime(ll, out, lam, name, decl) && !seen) ll_buf_printf(out, "%s\n", decl);
     mim_vec_free(&b);

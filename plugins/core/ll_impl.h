@@ -169,6 +169,9 @@ const char *ll_result(LL *ll, const MimDef *d);
 LLInfo *ll_info(LL *ll, const MimDef *d);     /* per-function fields reset if stale */
 void ll_error(LL *ll, const MimDef *d, const char *why);
 void ll_declare(LL *ll, const char *decl);
+/* A function `name` ("@f") is declared already: in the imports written to
+ * out so far or among the back end's own declarations (ll_declare). */
+bool ll_declared(LL *ll, const LLBuf *out, const char *name);
 /* ---- ll_ops.c: alias metadata of %mem.region ------------------------------- */
 /* Metadata numbers: the regions' nodes from LL_MD_REGION (the domain, then
  * three per region r < 64 at LL_MD_REGION + 3r ...), the loops' from
@@ -243,6 +246,8 @@ bool ll_is_ret(LL *ll, MimDef *d);
  * (room for every block), h first; their number, or 0 if the walk exceeds
  * its budget. */
 size_t ll_loop_blocks(LL *ll, int h, int *mark, int *list);
+/* Block h is a loop header: a predecessor of h is dominated by h. */
+bool ll_loop_header(LL *ll, int h);
 int ll_block_of(LL *ll, MimDef *lam); /* -1 if not a block of the function */
 /* ---- ll_sink.c ------------------------------------------------------------- */
 /* After placement and ranges: pure operations move down to the latest block

@@ -161,12 +161,9 @@ bool ll_runtime(LL *ll, LLBuf *out, MimDef *lam, const char *name, const char *d
      * same name only if no declaration of it exists) */
     const char *libc[] = {"declare i8* @malloc(i64)", "declare i8* @realloc(i8*, i64)",
                           "declare void @free(i8*)", "declare void @abort() noreturn"};
-    const char *keys[] = {" @malloc(", " @realloc(", " @free(", " @abort("};
-    for (size_t i = 0; i < sizeof libc / sizeof *libc; ++i) {
-        bool seen = out->data && strstr(out->data, keys[i]);
-        for (size_t j = 0; j < ll->decls.len && !seen; ++j) seen = strstr(ll->decls.data[j], keys[i] + 1) != NULL;
-        if (!seen) ll_declare(ll, libc[i]);
-    }
+    const char *names[] = {"@malloc", "@realloc", "@free", "@abort"};
+    for (size_t i = 0; i < sizeof libc / sizeof *libc; ++i)
+        if (!ll_declared(ll, out, names[i])) ll_declare(ll, libc[i]);
     ll_buf_puts(out, tape_runtime);
     return true;
 }

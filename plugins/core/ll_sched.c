@@ -326,6 +326,13 @@ static int lca(LL *ll, int a, int b) {
 }
 
 /* ---- natural loops ----------------------------------------------------------- */
+bool ll_loop_header(LL *ll, int h) {
+    const LLBlock *hb = &ll->blocks.data[h];
+    for (size_t j = 0; j < hb->pred.len; ++j)
+        if (ll_dominates(ll, h, hb->pred.data[j])) return true; /* a back edge */
+    return false;
+}
+
 enum { LOOP_STEPS = 1 << 14 }; /* predecessor edges looked at per loop */
 
 size_t ll_loop_blocks(LL *ll, int h, int *mark, int *list) {

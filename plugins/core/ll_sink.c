@@ -43,10 +43,7 @@ static bool loop_depths(LL *ll, int *depth) {
     bool any = false, ok = true;
     for (size_t k = 0; k < ll->norder && ok; ++k) {
         int h = ll->order[k];
-        LLBlock *hb = &ll->blocks.data[h];
-        bool header = false;
-        for (size_t j = 0; j < hb->pred.len && !header; ++j) header = ll_dominates(ll, h, hb->pred.data[j]);
-        if (!header) continue;
+        if (!ll_loop_header(ll, h)) continue;
         size_t n = ll_loop_blocks(ll, h, mark, list);
         ok = n > 0;
         for (size_t j = 0; j < n; ++j) ++depth[list[j]];
@@ -149,10 +146,8 @@ void ll_sink(LL *ll) {
     mim_vec_free(&all);
     for (size_t k = 1; k < ll->norder; ++k) {
         int h = ll->order[k];
+        if (!ll_loop_header(ll, h)) continue;
         LLBlock *hb = &ll->blocks.data[h];
-        bool header = false;
-        for (size_t j = 0; j < hb->pred.len && !header; ++j) header = ll_dominates(ll, h, hb->pred.data[j]);
-        if (!header) continue;
         copy_out_of(ll, h);
         size_t n = 0; /* the copies leave the header's list */
         for (size_t j = 0; j < hb->nodes.len; ++j)
