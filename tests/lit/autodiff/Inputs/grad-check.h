@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static inline double rel(double got, double want) { return fabs(got - want) / fmax(1.0, fabs(want)); }
 
@@ -26,6 +27,27 @@ static inline double *vec_base(long n, double scale, double shift, double base) 
     return v;
 }
 static inline double *vec(long n, double scale, double shift) { return vec_base(n, scale, shift, 0); }
+
+/* a copy of a (n elements) with one more element, zero: for functions that
+ * write or free their argument */
+static inline double *fresh(const double *a, long n) {
+    double *c = calloc((size_t)(n + 1), sizeof *c);
+    memcpy(c, a, (size_t)n * sizeof *c);
+    return c;
+}
+
+/* r_NAME and v_NAME: the gradient rf and the value vf on a fresh copy of a */
+#define ON_COPY(name, f)                                                                                                \
+    static double r_##name(double *a, double *g, long n) {                                                              \
+        double *c = fresh(a, n), r = r##f(c, g, n);                                                                     \
+        free(c);                                                                                                        \
+        return r;                                                                                                       \
+    }                                                                                                                   \
+    static double v_##name(double *a, long n) {                                                                         \
+        double *c = fresh(a, n), r = v##f(c, n);                                                                        \
+        free(c);                                                                                                        \
+        return r;                                                                                                       \
+    }
 
 /* a + h·da into a fresh array */
 static inline double *moved(const double *a, const double *da, double h, long n) {

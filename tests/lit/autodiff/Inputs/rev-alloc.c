@@ -96,12 +96,7 @@ static double ref_consume(const double *a, long n, double *g) {
     if (n) g[0] += sq;
     return c * sq;
 }
-/* on a malloc'd copy (with one more element, zero): consume frees it */
-static double *fresh(const double *a, long n) {
-    double *c = calloc((size_t)(n + 1), sizeof *c);
-    memcpy(c, a, (size_t)n * sizeof *c);
-    return c;
-}
+/* on a malloc'd copy (fresh): consume frees it */
 static double r_consume(double *a, double *g, long n) { return rconsume(fresh(a, n), g, n); }
 static double v_consume(double *a, long n) { return vconsume(fresh(a, n), n); }
 

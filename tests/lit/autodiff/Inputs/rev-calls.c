@@ -58,22 +58,8 @@ static double ref_ck(const double *a, long n, double *g) {
     for (long j = 0; j < n; ++j) g[j] += 2 * a[j] * 2 * S;
     return S * S + rest;
 }
-static double *fresh(const double *a, long n) {
-    double *c = calloc((size_t)(n + 1), sizeof *c);
-    memcpy(c, a, (size_t)n * sizeof *c);
-    return c;
-}
 /* on a copy: ck overwrites a_0 */
-static double r_ck(double *a, double *g, long n) {
-    double *c = fresh(a, n), r = rck(c, g, n);
-    free(c);
-    return r;
-}
-static double v_ck(double *a, long n) {
-    double *c = fresh(a, n), r = vck(c, n);
-    free(c);
-    return r;
-}
+ON_COPY(ck, ck)
 
 /* twoax with c = 3/(n + 10) (v stays small enough for a central
  * difference at n = 10^5): S = Σ a_i, u = cS, v = (1 + u) u;
@@ -102,16 +88,7 @@ static double ref_many(const double *a, long n, double *g) {
     }
     return f;
 }
-static double r_many(double *a, double *g, long n) {
-    double *c = fresh(a, n), r = rmany(c, g, n);
-    free(c);
-    return r;
-}
-static double v_many(double *a, long n) {
-    double *c = fresh(a, n), r = vmany(c, n);
-    free(c);
-    return r;
-}
+ON_COPY(many, many)
 
 int main(void) {
     long lens[] = {0, 1, 3, 300, 100000};

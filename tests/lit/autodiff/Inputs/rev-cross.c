@@ -16,23 +16,6 @@ double router(double *, double *, double *, double *, double *, double *, long, 
 double vouter(double *, double *, double *, long, long);
 double rfirst(double *, double *), vfirst(double *);
 
-static double *fresh(const double *a, long n) {
-    double *c = calloc((size_t)(n + 1), sizeof *c);
-    memcpy(c, a, (size_t)n * sizeof *c);
-    return c;
-}
-/* rf and vf on a fresh copy of a */
-#define ON_COPY(name, f)                                                                                                \
-    static double r_##name(double *a, double *g, long n) {                                                              \
-        double *c = fresh(a, n), r = r##f(c, g, n);                                                                     \
-        free(c);                                                                                                        \
-        return r;                                                                                                       \
-    }                                                                                                                   \
-    static double v_##name(double *a, long n) {                                                                         \
-        double *c = fresh(a, n), r = v##f(c, n);                                                                        \
-        free(c);                                                                                                        \
-        return r;                                                                                                       \
-    }
 ON_COPY(hdr, hdr)
 ON_COPY(relu, relu)
 /* hdr2 and relu2 compute hdr's and relu's values (compared with those) */
