@@ -3605,6 +3605,33 @@ static bool vm_taped(Rev *rv, MimDef *ld) {
  * only malloc'd buffers are written) sees the same memory in the backward
  * sweep, so it is recomputed as in a function that does not write; the
  * other loads are taped */
+/* out[b]: the union of own[y] over block b and every block reachable from b
+ * (with `any`, only whether it is 0: the walk from b stops at the first
+ * non-zero own[y]) */
+static void reach_union(Rev *rv, const uint64_t *own, uint64_t *out, bool any) {
+    size_t nb = rv->blk.n;
+    bool *seen = mim_xcalloc(nb, sizeof *seen);
+    Vec stack = {0}, next = {0};
+    for (size_t b = 0; b < nb; ++b) {
+        memset(seen, 0, nb * sizeof *seen);
+        stack.n = 0;
+        vpush(&stack, rv->blk.d[b]);
+        seen[b] = true;
+        uint64_t d = own[b];
+        while (stack.n && !(any && d)) {
+            long x = block_of(rv, stack.d[--stack.n]);
+            succs(rv, x, &next);
+            for (size_t j = 0; j < next.n && !(any && d); ++j) {
+                long y = block_of(rv, next.d[j]);
+                d |= own[y];
+                if (!seen[y]) seen[y] = true, vpush(&stack, next.d[j]);
+            }
+        }
+        out[b] = d;
+    }
+    free(stack.d), free(next.d), free(seen);
+}
+
 static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
     size_t nb = rv->blk.n;
     uint64_t *st = mim_xcalloc(nb, sizeof *st);
@@ -3615,26 +3642,8 @@ static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
         o = mim_ptrmap_has(&vm->afree, ops->d[k]) ? vm_owner(rv, ops->d[k]) : -1; /* (a free of an argument buffer) */
         if (o >= 0) st[o] |= vm_class(rv, mim_proj(rv->w, mim_app_arg(ops->d[k]), 2, 1));
     }
-    bool *seen = mim_xcalloc(nb, sizeof *seen);
-    Vec stack = {0}, next = {0};
-    for (size_t b = 0; b < nb; ++b) { /* the stores of the blocks reachable from b */
-        memset(seen, 0, nb * sizeof *seen);
-        stack.n = 0;
-        vpush(&stack, rv->blk.d[b]);
-        seen[b] = true;
-        uint64_t d = st[b];
-        while (stack.n) {
-            long x = block_of(rv, stack.d[--stack.n]);
-            succs(rv, x, &next);
-            for (size_t j = 0; j < next.n; ++j) {
-                long y = block_of(rv, next.d[j]);
-                d |= st[y];
-                if (!seen[y]) seen[y] = true, vpush(&stack, next.d[j]);
-            }
-        }
-        vm->dirty[b] = d;
-    }
-    free(stack.d), free(next.d), free(seen), free(st);
+    reach_union(rv, st, vm->dirty, false); /* the stores of the blocks reachable from b */
+    free(st);
 }
 
 /* vm->frozen: no write can run once block b has started (no store or
@@ -3649,7 +3658,7 @@ static void vm_dirty(Rev *rv, VjpMem *vm, Vec *ops) {
  * a scratch buffer: GMM's exp(q)) keeps that loop's small records. */
 static void vm_freeze(Rev *rv, VjpMem *vm) {
     size_t nb = rv->blk.n;
-    bool *bad = mim_xcalloc(nb, sizeof *bad), *seen = mim_xcalloc(nb, sizeof *seen);
+    uint64_t *bad = mim_xcalloc(nb, sizeof *bad), *reach = mim_xcalloc(nb, sizeof *reach);
     for (size_t y = 0; y < nb; ++y) {
         bad[y] = vm->dirty[y] != 0;
         MimPtrMap tseen = {0};
@@ -3657,32 +3666,16 @@ static void vm_freeze(Rev *rv, VjpMem *vm) {
         topo(rv, mim_lam_body(rv->blk.d[y]), &tseen, &order);
         for (size_t k = 0; k < order.n && !bad[y]; ++k) {
             MimDef *d = order.d[k];
-            if (vm_lalloc(rv, d)) bad[y] = true;
-            else if (mim_ptrmap_has(&vm->xld, d) && vm_owner(rv, d) != (long)y) bad[y] = true;
+            if (vm_lalloc(rv, d)) bad[y] = 1;
+            else if (mim_ptrmap_has(&vm->xld, d) && vm_owner(rv, d) != (long)y) bad[y] = 1;
         }
         mim_ptrmap_free(&tseen);
         free(order.d);
     }
+    reach_union(rv, bad, reach, true); /* b is frozen if no block reachable from it is bad */
     vm->frozen = mim_xcalloc(nb, sizeof *vm->frozen);
-    Vec stack = {0}, next = {0};
-    for (size_t b = 0; b < nb; ++b) { /* b is frozen if no block reachable from it is bad */
-        memset(seen, 0, nb * sizeof *seen);
-        stack.n = 0;
-        vpush(&stack, rv->blk.d[b]);
-        seen[b] = true;
-        bool ok = !bad[b];
-        while (stack.n && ok) {
-            long x = block_of(rv, stack.d[--stack.n]);
-            succs(rv, x, &next);
-            for (size_t j = 0; j < next.n && ok; ++j) {
-                long y = block_of(rv, next.d[j]);
-                ok = !bad[y];
-                if (!seen[y]) seen[y] = true, vpush(&stack, next.d[j]);
-            }
-        }
-        vm->frozen[b] = ok;
-    }
-    free(stack.d), free(next.d), free(seen), free(bad);
+    for (size_t b = 0; b < nb; ++b) vm->frozen[b] = !reach[b];
+    free(reach), free(bad);
 }
 
 /* memory is frozen from block b's start (vm_freeze), or f does not write */
